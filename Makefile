@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# ebpfcount: `make demo` and `make check` do all set-up on Debian 12 as root.
+
+CC       ?= gcc
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc
+LDLIBS   := -lbpf -lpcap
+SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+B        := build
+VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+
+SRCS     := $(filter-out src/main.c,$(wildcard src/*.c))
+OBJS     := $(SRCS:src/%.c=$(B)/obj/%.o)
+SAN_OBJS := $(SRCS:src/%.c=$(B)/san/%.o)
+UNITS    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+PROGS    := $(patsubst tests/progs/%.c,$(B)/bin/%,$(wildcard tests/progs/*.c))
+
+.PHONY: all deps kernel check unit guest demo bench clean
+all: $(B)/bin/ebpfcount $(PROGS)
+
+deps:
+	@qemu-env/deps.sh
+
+$(B)/obj/%.o: src/%.c $(wildcard src/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DEBPFCOUNT_VERSION='"$(VERSION)"' -c $< -o $@
+
+$(B)/san/%.o: src/%.c $(wildcard src/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) -c $< -o $@
+
+$(B)/bin/ebpfcount: $(B)/obj/main.o $(OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(B)/obj/main.o: src/main.c $(wildcard src/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -DEBPFCOUNT_VERSION='"$(VERSION)"' -c $< -o $@
+
+$(B)/bin/%: tests/progs/%.c $(OBJS) $(wildcard tests/progs/*.h src/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/progs $< $(OBJS) $(LDLIBS) -o $@
+
+# Host unit tests, built twice: plain and under ASan/UBSan.
+$(B)/unit/%: tests/unit/%.c $(OBJS) tests/unit/unit.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit $< $(OBJS) $(LDLIBS) -o $@
+$(B)/unit-san/%: tests/unit/%.c $(SAN_OBJS) tests/unit/unit.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) -Itests/unit $< $(SAN_OBJS) $(LDLIBS) -o $@
+
+unit: $(UNITS:%=$(B)/unit/%) $(UNITS:%=$(B)/unit-san/%)
+
+kernel: deps
+	@qemu-env/kernel.sh stock
+	@qemu-env/kernel.sh patched
+
+# All tests: host unit tests (plain and sanitized), then the guest tests on
+# the patched kernel (EBPFCOUNT_KERNEL=stock to point them at stock).
+check: deps
+	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory kernel
+	@tests/run
+
+demo: deps
+	@$(MAKE) --no-print-directory all kernel
+	@qemu-env/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory all kernel
+	@tests/bench/run
+
+clean:
+	rm -rf $(B)

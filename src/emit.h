@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * eBPF instruction buffer with forward jumps kept as patch lists.
+ *
+ * A pending forward jump stores, in its own 16-bit offset field, the index
+ * of the next pending jump of the same list; NO_JUMP ends a list.  Patching
+ * a list to a target walks it and writes the real relative offsets, as
+ * Lua's code generator does.  eBPF programs here never jump backwards.
+ */
+#ifndef EBPFCOUNT_EMIT_H
+#define EBPFCOUNT_EMIT_H
+
+#include <stddef.h>
+#include <linux/bpf.h>
+
+#include "insn.h"
+
+#define NO_JUMP (-1)
+#define EMIT_MAX_INSNS 4096
+
+struct emit {
+	struct bpf_insn *insns;
+	int len;
+	int cap;
+	int err;		/* first error, sticky: -ENOMEM, -E2BIG */
+};
+
+void emit_init(struct emit *e);
+void emit_free(struct emit *e);
+/* Append one instruction; returns its index (or -1 once e->err is set). */
+int emit(struct emit *e, struct bpf_insn insn);
+/* Append both slots of a 64-bit immediate load (BPF_LD_IMM64_RAW). */
+void emit_ld_imm64(struct emit *e, int dst, int src, __u64 imm);
+/* Append a jump whose target is not known yet and add it to *list. */
+void emit_jump(struct emit *e, struct bpf_insn jmp, int *list);
+/* Append list l2 to *l1. */
+void emit_concat(struct emit *e, int *l1, int l2);
+/* Point every jump of list at instruction target. */
+void emit_patch(struct emit *e, int list, int target);
+/* Point every jump of list at the next instruction to be emitted. */
+void emit_patch_here(struct emit *e, int list);
+/* Index of the next instruction. */
+static inline int emit_here(const struct emit *e) { return e->len; }
+
+#endif
