@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The kernel's own BPF regression programs (test_verifier, test_lru_map),
+# built from each kernel's tree by qemu-env/selftests.sh, run on the stock
+# and the patched kernel: the patched kernel must not fail any test_verifier
+# case that does not also fail on stock, and test_lru_map must pass.
+. "$(dirname "$0")/lib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Runs in the guest: prints "lru_rc=N", "tv_rc=N", the Summary line and the
+# name of every failing case as "FAIL name (p|u)".
+guest='echo 0 >/proc/sys/kernel/unprivileged_bpf_disabled
+/root/test_lru_map >/tmp/lru.log 2>&1; echo "lru_rc=$?"; tail -n 3 /tmp/lru.log
+/root/test_verifier >/tmp/tv.log 2>&1; echo "tv_rc=$?"
+grep "^Summary" /tmp/tv.log
+sed -n "s|^#[0-9]*/\([up]\) \(.*\) FAIL.*|FAIL \2 (\1)|p" /tmp/tv.log
+grep "per-CPU address opcode" /tmp/tv.log'
+
+for k in stock patched; do
+	dir=$("$top/qemu-env/selftests.sh" "$k") || { echo "Bail out! cannot build $k selftests"; exit 1; }
+	vm --kernel "$k" --timeout 900 --add "$dir/test_verifier:/root/test_verifier" \
+		--add "$dir/test_lru_map:/root/test_lru_map" -- sh -c "$guest" >"$work/$k.log" 2>&1 || true
+	grep -a '^FAIL ' "$work/$k.log" | LC_ALL=C sort -u >"$work/$k.fail"
+	sum=$(grep -a '^Summary' "$work/$k.log" || true)
+	diag "$k test_verifier: ${sum:-no summary}"
+	ok "$k: test_verifier ran to the end" test -n "$sum"
+	is "$(grep -a '^lru_rc=' "$work/$k.log")" "lru_rc=0" "$k: test_lru_map passes"
+done
+
+new=$(LC_ALL=C comm -13 "$work/stock.fail" "$work/patched.fail")
+[ -n "$new" ] && diag "failing on patched only:" && sed 's/^/#   /' <<<"$new"
+is "$new" "" "patched: no test_verifier case fails that does not fail on stock"
+grep -a 'per-CPU address opcode' "$work/patched.log" | sed 's/^/# /'
+ok "patched: the case rejecting the internal per-CPU opcode passes (p and u)" \
+	test "$(grep -ac 'per-CPU address opcode OK' "$work/patched.log")" = 2
+plan "$tap_n"
+done_testing
