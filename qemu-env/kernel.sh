@@ -54,9 +54,19 @@ fi
 mkdir -p "$cache/tree" "$cache/out"
 exec 9>"$cache/lock"
 flock 9
+if [ -f "$out/bzImage" ]; then	# built while we waited for the lock
+	link
+	exit 0
+fi
 tree=$cache/tree/$variant
 
+# (Re)configure only when the fragment changed: rewriting .config makes
+# kbuild rebuild everything.
 configure() {
+	local stamp
+	stamp=$(sha256sum <"$frag" | cut -c1-16)
+	[ -f "$tree/.config" ] && [ "$(cat "$tree/.ebpfcount-config" 2>/dev/null)" = "$stamp" ] &&
+		return 0
 	make -s -C "$tree" ARCH=x86_64 tinyconfig >/dev/null
 	(cd "$tree" && KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -m -O . .config "$frag" >/dev/null)
 	make -s -C "$tree" ARCH=x86_64 olddefconfig >/dev/null
@@ -65,6 +75,7 @@ configure() {
 	while read -r want; do
 		grep -qxF "$want" "$tree/.config" || die "config: '$want' not satisfied in $variant"
 	done < <(grep -E '^CONFIG_|^# CONFIG_.* is not set' "$frag")
+	echo "$stamp" >"$tree/.ebpfcount-config"
 }
 
 prepare_stock() {
