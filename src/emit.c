@@ -14,6 +14,7 @@ void emit_init(struct emit *e)
 void emit_free(struct emit *e)
 {
 	free(e->insns);
+	free(e->notes);
 	emit_init(e);
 }
 
@@ -21,17 +22,22 @@ static int grow(struct emit *e)
 {
 	int cap = e->cap ? e->cap * 2 : 64;
 	struct bpf_insn *n;
+	const char **notes;
 
 	if (e->len >= EMIT_MAX_INSNS) {
 		e->err = -E2BIG;
 		return -1;
 	}
 	n = realloc(e->insns, cap * sizeof(*n));
-	if (!n) {
+	if (n)
+		e->insns = n;
+	notes = n ? realloc(e->notes, (cap + 1) * sizeof(*notes)) : NULL;
+	if (!notes) {
 		e->err = -ENOMEM;
 		return -1;
 	}
-	e->insns = n;
+	memset(notes + e->cap, 0, (cap + 1 - e->cap) * sizeof(*notes));
+	e->notes = notes;
 	e->cap = cap;
 	return 0;
 }
@@ -42,6 +48,13 @@ int emit(struct emit *e, struct bpf_insn insn)
 		return -1;
 	e->insns[e->len] = insn;
 	return e->len++;
+}
+
+void emit_note(struct emit *e, const char *note)
+{
+	if (e->len == e->cap && grow(e))
+		return;
+	e->notes[e->len] = note;
 }
 
 void emit_ld_imm64(struct emit *e, int dst, int src, __u64 imm)

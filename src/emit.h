@@ -23,6 +23,7 @@ struct emit {
 	int len;
 	int cap;
 	int err;		/* first error, sticky: -ENOMEM, -E2BIG */
+	const char **notes;	/* notes[i]: comment shown before insn i, or NULL */
 };
 
 void emit_init(struct emit *e);
@@ -39,6 +40,9 @@ void emit_concat(struct emit *e, int *l1, int l2);
 void emit_patch(struct emit *e, int list, int target);
 /* Point every jump of list at the next instruction to be emitted. */
 void emit_patch_here(struct emit *e, int list);
+/* Attach a comment (a string literal or one that outlives e) to the next
+ * instruction, for listings. */
+void emit_note(struct emit *e, const char *note);
 /* Index of the next instruction. */
 static inline int emit_here(const struct emit *e) { return e->len; }
 

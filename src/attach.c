@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The AF_PACKET socket the program runs on; see attach.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <pcap/pcap.h>
+#include <sys/socket.h>
+
+#include "attach.h"
+
+static int fail(int fd, char *err, size_t errlen, const char *what, const char *ifname)
+{
+	int saved = errno;
+
+	if (saved == EPERM || saved == EACCES)
+		snprintf(err, errlen, "%s%s: operation not permitted (needs CAP_NET_RAW)",
+			 what, ifname);
+	else
+		snprintf(err, errlen, "%s%s: %s", what, ifname, strerror(saved));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+int attach_socket(const char *ifname, int prog_fd, int promisc, char *err, size_t errlen)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
+	struct packet_mreq mr = { .mr_type = PACKET_MR_PROMISC };
+	int fd, ifindex = if_nametoindex(ifname);
+
+	if (!ifindex) {
+		snprintf(err, errlen, "no such interface '%s'", ifname);
+		return -1;
+	}
+	/* Protocol 0: nothing arrives until bind(), after the filter is on. */
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail(fd, err, errlen, "cannot open a packet socket", "");
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_BPF, &prog_fd, sizeof(prog_fd)))
+		return fail(fd, err, errlen, "cannot attach the program to ", ifname);
+	sll.sll_ifindex = ifindex;
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
+		return fail(fd, err, errlen, "cannot bind to ", ifname);
+	mr.mr_ifindex = ifindex;
+	if (promisc && setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)))
+		return fail(fd, err, errlen, "cannot make promiscuous: ", ifname);
+	return fd;
+}
+
+int attach_default_ifname(char *buf, size_t size, char *err, size_t errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE];
+	pcap_if_t *all, *d;
+	int found = 0;
+
+	if (pcap_findalldevs(&all, ebuf)) {
+		snprintf(err, errlen, "cannot list interfaces: %s", ebuf);
+		return -1;
+	}
+	for (d = all; d && !found; d = d->next) {
+		if ((d->flags & PCAP_IF_LOOPBACK) || !(d->flags & PCAP_IF_UP) ||
+		    !if_nametoindex(d->name))
+			continue;
+		snprintf(buf, size, "%s", d->name);
+		found = 1;
+	}
+	pcap_freealldevs(all);
+	if (!found)
+		snprintf(err, errlen, "no interface is up (use -i)");
+	return found ? 0 : -1;
+}

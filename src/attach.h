@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The AF_PACKET socket the program runs on. */
+#ifndef EBPFCOUNT_ATTACH_H
+#define EBPFCOUNT_ATTACH_H
+
+#include <stddef.h>
+
+/*
+ * Open a raw packet socket on ifname with prog_fd attached (SO_ATTACH_BPF)
+ * before it is bound, so that no packet passes unfiltered.  promisc: put
+ * the interface in promiscuous mode while the socket is open.  Returns the
+ * socket, or -1 with err filled in.
+ */
+int attach_socket(const char *ifname, int prog_fd, int promisc, char *err, size_t errlen);
+
+/* The first interface that is up and not a loopback, as tcpdump picks. */
+int attach_default_ifname(char *buf, size_t size, char *err, size_t errlen);
+
+#endif

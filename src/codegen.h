@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Code generator: a parsed query (and its translated pcap filter) becomes
+ * one socket filter program that counts packets and bytes per key in a
+ * per-CPU map and returns 0, so that no packet is queued to the socket.
+ *
+ * A counts-map key holds one status byte per key field (present, absent,
+ * truncated), padded to 8 bytes, then each field's bytes in network order,
+ * each slot 8-byte aligned.  A single one-byte field is counted in a per-CPU
+ * array instead, indexed by the byte, with two more entries for absent and
+ * truncated.
+ */
+#ifndef EBPFCOUNT_CODEGEN_H
+#define EBPFCOUNT_CODEGEN_H
+
+#include <stddef.h>
+#include <linux/filter.h>
+
+#include "emit.h"
+#include "parse.h"
+
+enum key_status { KEY_PRESENT, KEY_ABSENT, KEY_TRUNCATED };
+
+/* Maps the program refers to, by index until the loader relocates them. */
+enum map_slot { MAP_COUNTS, MAP_OVERFLOW, NR_MAPS };
+
+struct counter {		/* map value, per CPU */
+	__u64 packets;
+	__u64 bytes;
+};
+
+struct layout {
+	int array;		/* counts map is a per-CPU array */
+	int key_size;		/* bytes of a counts-map key */
+	int max_entries;	/* entries of an array; 0 for a hash */
+	int val_off[MAX_KEYS];	/* offset of each field's bytes in a key */
+	int nkeys;
+};
+
+#define ARRAY_ABSENT 256	/* array index of an absent one-byte key */
+
+/* Fill in the key layout of q. */
+void layout_query(const struct query *q, struct layout *lay);
+/* The hash-layout key of array entry idx, into key (layout_key_size bytes). */
+void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned char *key);
+
+/*
+ * Emit the program for q into e.  filter (n instructions, may be NULL) is
+ * the classic BPF of the where clause.  Returns 0, or -1 with err filled.
+ */
+int codegen(const struct query *q, const struct layout *lay,
+	    const struct sock_filter *filter, unsigned int n,
+	    struct emit *e, char *err, size_t errlen);
+
+/* Replace map indexes in LD_IMM64 map loads by the file descriptors. */
+void codegen_relocate(struct bpf_insn *insns, int n, const int fds[NR_MAPS]);
+
+#endif

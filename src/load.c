@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Load a generated program through the verifier; see load.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "load.h"
+#include "maps.h"
+
+#define LOG_SIZE (1 << 20)
+#define LOG_TAIL_LINES 4
+
+/* The last lines of the verifier log, joined with " | ". */
+static void log_tail(char *log, char *buf, size_t size)
+{
+	char *p = log + strlen(log), *start;
+	int lines = 0;
+
+	while (p > log && p[-1] == '\n')
+		*--p = '\0';
+	start = p;
+	while (start > log && lines < LOG_TAIL_LINES) {
+		start--;
+		if (*start == '\n')
+			lines++;
+	}
+	if (*start == '\n')
+		start++;
+	for (p = start; *p; p++)
+		if (*p == '\n')
+			*p = '|';
+	snprintf(buf, size, "%s", start);
+}
+
+int load_program(const struct emit *e, const int fds[NR_MAPS], int verbose,
+		 char *err, size_t errlen)
+{
+	struct bpf_insn *insns = malloc(e->len * sizeof(*insns));
+	char *log = calloc(1, LOG_SIZE), tail[512];
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log, .log_size = LOG_SIZE,
+		    .log_level = verbose ? 1 | 4 : 0);
+	int fd = -1;
+
+	if (!insns || !log) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	memcpy(insns, e->insns, e->len * sizeof(*insns));
+	codegen_relocate(insns, e->len, fds);
+	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ebpfcount", "GPL", insns, e->len, &opts);
+	if (fd < 0 && !verbose && errno != EPERM) {
+		/* Load again with a log, to say why. */
+		opts.log_level = 1;
+		fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ebpfcount", "GPL", insns,
+				   e->len, &opts);
+	}
+	if (verbose && log[0])
+		fprintf(stderr, "%s", log);
+	if (fd < 0 && errno == EPERM) {
+		maps_strerror("cannot load the program", EPERM, err, errlen);
+	} else if (fd < 0) {
+		int saved = errno;
+
+		log_tail(log, tail, sizeof(tail));
+		snprintf(err, errlen, "the verifier rejected the program (%s): %s",
+			 strerror(saved), tail[0] ? tail : "no log");
+	}
+out:
+	free(insns);
+	free(log);
+	return fd;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Hand a generated program to the kernel's verifier. */
+#ifndef EBPFCOUNT_LOAD_H
+#define EBPFCOUNT_LOAD_H
+
+#include <stddef.h>
+
+#include "codegen.h"
+
+/*
+ * Relocate the map references of e's program to fds and load it as a
+ * socket filter.  verbose: print the verifier's log on stderr.  Returns
+ * the program fd, or -1 with err holding the reason and the log's tail.
+ */
+int load_program(const struct emit *e, const int fds[NR_MAPS], int verbose,
+		 char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Names of protocols, ports and TCP flags, for the human view. */
+#ifndef EBPFCOUNT_NAMES_H
+#define EBPFCOUNT_NAMES_H
+
+#include <stddef.h>
+
+/* "tcp" for 6, or NULL. */
+const char *ipproto_name(unsigned int proto);
+/* "https" for 443, or NULL. */
+const char *port_name(unsigned int port);
+/* tcpdump's letters for the flags ("S.", "FP." ...), "none" for 0. */
+void tcpflags_str(unsigned int flags, char *buf, size_t size);
+
+#endif

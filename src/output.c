@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Human, JSON Lines and CSV printers; see output.h and ebpfcount(8). */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "names.h"
+#include "output.h"
+
+struct printer {
+	const char *name;
+	void (*begin)(struct output *o);
+	void (*interval)(struct output *o, const struct interval *iv);
+};
+
+enum style { STYLE_HUMAN, STYLE_JSON, STYLE_CSV };
+
+static const char *const missing_names[] = {
+	[KEY_ABSENT] = "absent", [KEY_TRUNCATED] = "truncated",
+};
+
+static int is_string(enum fmt f)
+{
+	return f == FMT_MAC || f == FMT_IP4 || f == FMT_IP6;
+}
+
+static void fmt_addr(const struct key *k, const unsigned char *v, char *buf, size_t size)
+{
+	char a[INET6_ADDRSTRLEN];
+	int n;
+
+	if (k->field->fmt == FMT_MAC) {
+		snprintf(buf, size, "%02x:%02x:%02x:%02x:%02x:%02x",
+			 v[0], v[1], v[2], v[3], v[4], v[5]);
+		return;
+	}
+	inet_ntop(k->field->fmt == FMT_IP4 ? AF_INET : AF_INET6, v, a, sizeof(a));
+	n = snprintf(buf, size, "%s", a);
+	if (k->prefix)
+		snprintf(buf + n, size - n, "/%d", k->prefix);
+}
+
+/* A name for the value, when the human view wants one. */
+static const char *value_name(enum fmt f, unsigned long long v, char *buf, size_t size)
+{
+	const char *s = NULL;
+
+	if (f == FMT_IPPROTO)
+		s = ipproto_name(v);
+	else if (f == FMT_PORT)
+		s = port_name(v);
+	else if (f == FMT_TCPFLAGS)
+		tcpflags_str(v, buf, size), s = buf;
+	return s;
+}
+
+static void fmt_number(const struct output *o, const struct field *f, unsigned long long v,
+		       enum style st, char *buf, size_t size)
+{
+	char name[16];
+	const char *s = st == STYLE_HUMAN && !o->numeric ?
+			value_name(f->fmt, v, name, sizeof(name)) : NULL;
+
+	if (s)
+		snprintf(buf, size, "%s", s);
+	else if (f->fmt == FMT_HEX && st == STYLE_HUMAN)
+		snprintf(buf, size, "0x%04llx", v);
+	else
+		snprintf(buf, size, "%llu", v);
+}
+
+/* Key field i of a row, as the style writes it (JSON strings quoted). */
+static void key_text(const struct output *o, int i, const unsigned char *key, enum style st,
+		     char *buf, size_t size)
+{
+	const struct key *k = &o->q->keys[i];
+	const unsigned char *v = key + o->lay->val_off[i];
+	char a[56];
+
+	if (key[i] != KEY_PRESENT)
+		snprintf(buf, size, "%s", st == STYLE_JSON ? "null" : st == STYLE_CSV ? "" :
+			 key[i] == KEY_ABSENT ? "(absent)" : "(truncated)");
+	else if (!is_string(k->field->fmt))
+		fmt_number(o, k->field, field_value(k->field, v), st, buf, size);
+	else if (fmt_addr(k, v, a, sizeof(a)), st == STYLE_JSON)
+		snprintf(buf, size, "\"%s\"", a);
+	else
+		snprintf(buf, size, "%s", a);
+}
+
+/* "truncated" if a key is, else "absent" if a key is, else NULL. */
+static const char *row_missing(const struct output *o, const unsigned char *key)
+{
+	int i, worst = KEY_PRESENT;
+
+	for (i = 0; i < o->q->nkeys; i++)
+		if (key[i] > worst)
+			worst = key[i];
+	return worst == KEY_PRESENT ? NULL : missing_names[worst];
+}
+
+static size_t shown(const struct output *o, const struct interval *iv)
+{
+	return o->top && o->top < iv->nrows ? o->top : iv->nrows;
+}
+
+/* human */
+
+static int col_width(const struct key *k)
+{
+	static const int widths[] = { [FMT_MAC] = 17, [FMT_IP4] = 18, [FMT_IP6] = 30 };
+	int w = widths[k->field->fmt] ? widths[k->field->fmt] : 11;
+	int n = strlen(k->field->name);
+
+	return n > w ? n : w;
+}
+
+static void rate(double v, const char *unit, char *buf, size_t size)
+{
+	static const char *const prefixes[] = { "", "k", "M", "G", "T" };
+	int i = 0;
+
+	while (v >= 1000 && i < 4)
+		v /= 1000, i++;
+	snprintf(buf, size, "%.*f %s%s", i ? 2 : 0, v, prefixes[i], unit);
+}
+
+static void human_row(struct output *o, const unsigned char *key, const char *label,
+		      const struct counter *c, double secs)
+{
+	char buf[64], pps[24], bps[24];
+	int i;
+
+	for (i = 0; i < o->q->nkeys; i++) {
+		if (key)
+			key_text(o, i, key, STYLE_HUMAN, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "%s", i ? "" : label);
+		fprintf(o->f, "  %-*s", col_width(&o->q->keys[i]), buf);
+	}
+	if (!o->q->nkeys)
+		fprintf(o->f, "  %-11s", key ? "all" : label);
+	fprintf(o->f, " %12llu %14llu", c->packets, c->bytes);
+	if (secs > 0) {
+		rate(c->packets / secs, "pps", pps, sizeof(pps));
+		rate(c->bytes * 8 / secs, "bit/s", bps, sizeof(bps));
+		fprintf(o->f, " %12s %14s", pps, bps);
+	}
+	fputc('\n', o->f);
+}
+
+static void human_header(struct output *o, const struct interval *iv)
+{
+	char when[32];
+	time_t t = iv->time;
+	int i;
+
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+	if (iv->final)
+		fprintf(o->f, "total since start: %llu packets, %llu bytes\n",
+			iv->total.packets, iv->total.bytes);
+	else
+		fprintf(o->f, "%s.%03d  %.3f s  %llu packets  %llu bytes\n", when,
+			(int)((iv->time - t) * 1000), iv->secs, iv->total.packets, iv->total.bytes);
+	for (i = 0; i < o->q->nkeys; i++)
+		fprintf(o->f, "  %-*s", col_width(&o->q->keys[i]), o->q->keys[i].field->name);
+	if (!o->q->nkeys)
+		fprintf(o->f, "  %-11s", "");
+	fprintf(o->f, " %12s %14s", "packets", "bytes");
+	fprintf(o->f, iv->final ? "\n" : " %12s %14s\n", "rate", "bit rate");
+}
+
+static void human_interval(struct output *o, const struct interval *iv)
+{
+	double secs = iv->final ? 0 : iv->secs;
+	size_t i;
+
+	human_header(o, iv);
+	for (i = 0; i < shown(o, iv); i++)
+		human_row(o, iv->rows[i].key, NULL, &iv->rows[i].c, secs);
+	if (shown(o, iv) < iv->nrows)
+		fprintf(o->f, "  (%zu more keys)\n", iv->nrows - shown(o, iv));
+	if (iv->overflow.packets || iv->overflow.bytes)
+		human_row(o, NULL, "(overflow)", &iv->overflow, secs);
+	fputc('\n', o->f);
+}
+
+/* JSON Lines */
+
+void output_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void json_counter(FILE *f, const char *name, const struct counter *c)
+{
+	fprintf(f, "\"%s\": {\"packets\": %llu, \"bytes\": %llu}", name, c->packets, c->bytes);
+}
+
+static void json_row(struct output *o, const struct row *r)
+{
+	const char *missing = row_missing(o, r->key);
+	char buf[64];
+	int i;
+
+	fputc('{', o->f);
+	for (i = 0; i < o->q->nkeys; i++) {
+		key_text(o, i, r->key, STYLE_JSON, buf, sizeof(buf));
+		fprintf(o->f, "\"%s\": %s, ", o->q->keys[i].field->name, buf);
+	}
+	if (missing)
+		fprintf(o->f, "\"missing\": \"%s\", ", missing);
+	fprintf(o->f, "\"packets\": %llu, \"bytes\": %llu}", r->c.packets, r->c.bytes);
+}
+
+static void json_interval(struct output *o, const struct interval *iv)
+{
+	size_t i;
+
+	fprintf(o->f, "{\"time\": %.3f, \"interval\": %.3f, ", iv->time, iv->secs);
+	if (iv->final)
+		fprintf(o->f, "\"final\": true, ");
+	fprintf(o->f, "\"rows\": [");
+	for (i = 0; i < shown(o, iv); i++) {
+		if (i)
+			fprintf(o->f, ", ");
+		json_row(o, &iv->rows[i]);
+	}
+	fprintf(o->f, "], ");
+	json_counter(o->f, "overflow", &iv->overflow);
+	fprintf(o->f, ", ");
+	json_counter(o->f, "total", &iv->total);
+	fprintf(o->f, "}\n");
+}
+
+/* CSV */
+
+static void csv_begin(struct output *o)
+{
+	int i;
+
+	fprintf(o->f, "time,interval,final,kind");
+	for (i = 0; i < o->q->nkeys; i++)
+		fprintf(o->f, ",%s", o->q->keys[i].field->name);
+	fprintf(o->f, ",missing,packets,bytes\n");
+}
+
+static void csv_line(struct output *o, const struct interval *iv, const char *kind,
+		     const unsigned char *key, const struct counter *c)
+{
+	const char *missing = key ? row_missing(o, key) : NULL;
+	char buf[64];
+	int i;
+
+	fprintf(o->f, "%.3f,%.3f,%d,%s", iv->time, iv->secs, iv->final, kind);
+	for (i = 0; i < o->q->nkeys; i++) {
+		buf[0] = '\0';
+		if (key)
+			key_text(o, i, key, STYLE_CSV, buf, sizeof(buf));
+		fprintf(o->f, ",%s", buf);
+	}
+	fprintf(o->f, ",%s,%llu,%llu\n", missing ? missing : "", c->packets, c->bytes);
+}
+
+static void csv_interval(struct output *o, const struct interval *iv)
+{
+	size_t i;
+
+	for (i = 0; i < shown(o, iv); i++)
+		csv_line(o, iv, "row", iv->rows[i].key, &iv->rows[i].c);
+	csv_line(o, iv, "overflow", NULL, &iv->overflow);
+	csv_line(o, iv, "total", NULL, &iv->total);
+}
+
+static void no_begin(struct output *o)
+{
+	(void)o;
+}
+
+static const struct printer printers[] = {
+	{ "human", no_begin, human_interval },
+	{ "json", no_begin, json_interval },
+	{ "csv", csv_begin, csv_interval },
+};
+
+int output_init(struct output *o, const char *format)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(printers) / sizeof(printers[0]); i++)
+		if (!strcmp(printers[i].name, format)) {
+			o->p = &printers[i];
+			return 0;
+		}
+	return -1;
+}
+
+void output_begin(struct output *o)
+{
+	o->p->begin(o);
+}
+
+void output_interval(struct output *o, const struct interval *iv)
+{
+	o->p->interval(o, iv);
+	fflush(o->f);
+}
+
+int output_is_json(const struct output *o)
+{
+	return o->p == &printers[1];
+}

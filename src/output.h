@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The three views of an interval: a table for people, JSON Lines and CSV
+ * for scripts.  Printers come in one table and share one key formatter.
+ */
+#ifndef EBPFCOUNT_OUTPUT_H
+#define EBPFCOUNT_OUTPUT_H
+
+#include <stdio.h>
+
+#include "codegen.h"
+#include "report.h"
+
+struct printer;
+
+struct output {
+	const struct query *q;
+	const struct layout *lay;
+	int numeric;		/* -n: numbers, no protocol or port names */
+	size_t top;		/* rows per interval, 0: all */
+	FILE *f;
+	const struct printer *p;
+};
+
+/* Pick the printer called format ("human", "json", "csv"); -1 if none. */
+int output_init(struct output *o, const char *format);
+/* Once, before the first interval (the CSV header). */
+void output_begin(struct output *o);
+void output_interval(struct output *o, const struct interval *iv);
+/* Is this the JSON printer (errors are then also written as JSON)? */
+int output_is_json(const struct output *o);
+/* Write s as a JSON string literal. */
+void output_json_string(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-interval deltas of the map counters; see report.h. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* What is known of one key: its counters at the last two readouts. */
+struct entry {
+	struct counter last;
+	struct counter now;
+	int used;
+	unsigned char key[];
+};
+
+struct report {
+	const struct layout *lay;
+	size_t entry_size;
+	size_t cap, n;		/* open addressing; cap is a power of two */
+	unsigned char *slots;
+	struct counter overflow_last, overflow_now;
+	struct row *rows;
+	size_t rows_cap;
+};
+
+static struct entry *slot(struct report *r, size_t i)
+{
+	return (struct entry *)(r->slots + i * r->entry_size);
+}
+
+static uint64_t hash_key(const unsigned char *key, int n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	while (n--)
+		h = (h ^ *key++) * 0x100000001b3ULL;
+	return h;
+}
+
+static int grow(struct report *r);
+
+static struct entry *find(struct report *r, const unsigned char *key)
+{
+	struct entry *e;
+	size_t i;
+
+	if (2 * (r->n + 1) > r->cap && grow(r))
+		return NULL;
+	i = hash_key(key, r->lay->key_size) & (r->cap - 1);
+	for (e = slot(r, i); e->used; e = slot(r, i)) {
+		if (!memcmp(e->key, key, r->lay->key_size))
+			return e;
+		i = (i + 1) & (r->cap - 1);
+	}
+	e->used = 1;
+	memcpy(e->key, key, r->lay->key_size);
+	r->n++;
+	return e;
+}
+
+static int grow(struct report *r)
+{
+	struct report old = *r;
+	size_t i;
+
+	r->cap = old.cap ? old.cap * 2 : 1024;
+	r->slots = calloc(r->cap, r->entry_size);
+	if (!r->slots) {
+		*r = old;
+		return -1;
+	}
+	r->n = 0;
+	for (i = 0; i < old.cap; i++) {
+		struct entry *from = slot(&old, i), *to;
+
+		if (!from->used)
+			continue;
+		to = find(r, from->key);
+		to->last = from->last;
+		to->now = from->now;
+	}
+	free(old.slots);
+	return 0;
+}
+
+struct report *report_new(const struct layout *lay)
+{
+	struct report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->lay = lay;
+	r->entry_size = (sizeof(struct entry) + lay->key_size + 7) & ~(size_t)7;
+	if (grow(r)) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
+		return;
+	free(r->slots);
+	free(r->rows);
+	free(r);
+}
+
+static int take(const unsigned char *key, const struct counter *sum, void *ctx)
+{
+	struct report *r = ctx;
+	unsigned char buf[8 + 16 * MAX_KEYS];
+	struct entry *e;
+
+	/* key may point into the map buffers: copy before the table moves */
+	memcpy(buf, key, r->lay->key_size);
+	e = find(r, buf);
+	if (!e)
+		return -1;
+	e->now = *sum;
+	return 0;
+}
+
+static int cmp_rows(const void *a, const void *b, void *ctx)
+{
+	const struct row *x = a, *y = b;
+	const struct report *r = ctx;
+
+	if (x->c.packets != y->c.packets)
+		return x->c.packets < y->c.packets ? 1 : -1;
+	if (x->c.bytes != y->c.bytes)
+		return x->c.bytes < y->c.bytes ? 1 : -1;
+	return memcmp(x->key, y->key, r->lay->key_size);
+}
+
+static void add(struct counter *to, const struct counter *c)
+{
+	to->packets += c->packets;
+	to->bytes += c->bytes;
+}
+
+static struct counter diff(const struct counter *now, const struct counter *last)
+{
+	return (struct counter){ now->packets - last->packets, now->bytes - last->bytes };
+}
+
+/* Rows of every key whose counters moved (deltas) or ever counted. */
+static int make_rows(struct report *r, struct interval *iv, int since_start)
+{
+	size_t i;
+
+	if (r->rows_cap < r->n) {
+		free(r->rows);
+		r->rows_cap = r->cap;
+		r->rows = malloc(r->rows_cap * sizeof(*r->rows));
+		if (!r->rows)
+			return -ENOMEM;
+	}
+	iv->rows = r->rows;
+	iv->nrows = 0;
+	iv->total = iv->overflow;
+	for (i = 0; i < r->cap; i++) {
+		struct entry *e = slot(r, i);
+		struct counter d = since_start ? e->now : diff(&e->now, &e->last);
+
+		if (!e->used || (!d.packets && !d.bytes))
+			continue;
+		r->rows[iv->nrows++] = (struct row){ e->key, d };
+		add(&iv->total, &d);
+	}
+	qsort_r(iv->rows, iv->nrows, sizeof(*iv->rows), cmp_rows, r);
+	return 0;
+}
+
+int report_collect(struct report *r, struct maps *m, struct interval *iv)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->cap; i++)
+		slot(r, i)->last = slot(r, i)->now;
+	r->overflow_last = r->overflow_now;
+	err = maps_read(m, take, r, &r->overflow_now);
+	if (err)
+		return err == -ECANCELED ? -ENOMEM : err;
+	memset(iv, 0, sizeof(*iv));
+	iv->overflow = diff(&r->overflow_now, &r->overflow_last);
+	return make_rows(r, iv, 0);
+}
+
+void report_final(struct report *r, struct interval *iv)
+{
+	memset(iv, 0, sizeof(*iv));
+	iv->final = 1;
+	iv->overflow = r->overflow_now;
+	make_rows(r, iv, 1);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-interval statistics from the cumulative counters in the maps: the
+ * kernel's counters only grow, so each interval's figures are differences
+ * from the previous readout, and no increment is lost between reads.
+ */
+#ifndef EBPFCOUNT_REPORT_H
+#define EBPFCOUNT_REPORT_H
+
+#include <stddef.h>
+
+#include "maps.h"
+
+struct row {
+	const unsigned char *key;	/* hash layout, see codegen.h */
+	struct counter c;
+};
+
+struct interval {
+	double time;		/* Unix time of the readout */
+	double secs;		/* length of the interval */
+	struct row *rows;	/* sorted by packets, then bytes, then key */
+	size_t nrows;
+	struct counter overflow;
+	struct counter total;	/* rows + overflow */
+	int final;		/* figures since start instead of deltas */
+};
+
+struct report;
+
+struct report *report_new(const struct layout *lay);
+void report_free(struct report *r);
+/* Read the maps and fill iv with the deltas since the previous call. */
+int report_collect(struct report *r, struct maps *m, struct interval *iv);
+/* Fill iv with the totals since start, as of the last collect. */
+void report_final(struct report *r, struct interval *iv);
+
+#endif
