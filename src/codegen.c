@@ -81,6 +81,7 @@ void layout_query(const struct query *q, struct layout *lay)
 		off += round8(q->keys[i].field->width);
 	}
 	lay->array = array_key(q);
+	lay->row_size = off;
 	lay->key_size = lay->array ? 4 : off;
 	if (lay->array)
 		lay->max_entries = q->nkeys ? ARRAY_ABSENT + 2 : 1;
@@ -97,11 +98,6 @@ void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned 
 		key[lay->val_off[0]] = idx;
 }
 
-static int key_bytes(const struct gen *g)
-{
-	return g->lay->nkeys ? g->lay->val_off[g->lay->nkeys - 1] +
-			       round8(g->q->keys[g->lay->nkeys - 1].field->width) : 8;
-}
 
 static void emit_jmp(struct gen *g, int op, int reg, int imm, int *list)
 {
@@ -238,10 +234,14 @@ static void need_bytes(struct gen *g, int base, int n, int *trunc)
 	emit_jump(g->e, BPF_JMP_REG(BPF_JGT, BPF_REG_0, R_LEN, 0), trunc);
 }
 
-/* IPv4: r9 = transport offset, r0 = protocol; a later fragment has none */
+/*
+ * IPv4: r9 = transport offset, r0 = protocol; a later fragment has none.
+ * The protocol is known from 10 bytes on; a transport header cut short is
+ * caught field by field.
+ */
 static void ip4_transport(struct gen *g, int *trunc, int *absent)
 {
-	need_bytes(g, R_L3, 20, trunc);
+	need_bytes(g, R_L3, 10, trunc);
 	emit(g->e, BPF_LDX_MEM(BPF_B, BPF_REG_1, FP, WIN3 + 0));
 	emit(g->e, BPF_ALU64_IMM(BPF_AND, BPF_REG_1, 0x0f));
 	emit(g->e, BPF_ALU64_IMM(BPF_LSH, BPF_REG_1, 2));
@@ -259,7 +259,7 @@ static void ip4_transport(struct gen *g, int *trunc, int *absent)
  * count as the protocol they are, so TCP/UDP keys are absent). */
 static void ip6_transport(struct gen *g, int *trunc)
 {
-	need_bytes(g, R_L3, 40, trunc);
+	need_bytes(g, R_L3, 7, trunc);
 	emit(g->e, BPF_MOV64_REG(R_L4, R_L3));
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, R_L4, 40));
 	emit(g->e, BPF_LDX_MEM(BPF_B, BPF_REG_0, FP, WIN3 + 6));
@@ -483,7 +483,7 @@ static void gen_keys(struct gen *g)
 
 	emit_note(g->e, "r7 = frame length; clear the key");
 	emit(g->e, BPF_LDX_MEM(BPF_W, R_LEN, R_CTX, SKB_FIELD(len)));
-	for (i = 0; i < key_bytes(g); i += 8)
+	for (i = 0; i < g->lay->row_size; i += 8)
 		emit(g->e, BPF_ST_MEM(BPF_DW, FP, g->key + i, 0));
 	emit(g->e, BPF_MOV64_IMM(R_L3, ETH_HLEN));
 	emit(g->e, BPF_MOV64_IMM(R_L4, 0));
@@ -507,7 +507,7 @@ int codegen(const struct query *q, const struct layout *lay,
 {
 	struct gen g = { .e = e, .q = q, .lay = lay, .out = NO_JUMP };
 
-	g.key = KEY_END - key_bytes(&g);
+	g.key = KEY_END - lay->row_size;
 	emit(e, BPF_MOV64_REG(R_CTX, BPF_REG_1));
 	if (filter) {
 		emit_note(e, "where: the pcap filter, translated");

@@ -32,6 +32,7 @@ struct counter {		/* map value, per CPU */
 struct layout {
 	int array;		/* counts map is a per-CPU array */
 	int key_size;		/* bytes of a counts-map key */
+	int row_size;		/* bytes of a key in the hash layout, as rows carry it */
 	int max_entries;	/* entries of an array; 0 for a hash */
 	int val_off[MAX_KEYS];	/* offset of each field's bytes in a key */
 	int nkeys;

@@ -48,14 +48,14 @@ static struct entry *find(struct report *r, const unsigned char *key)
 
 	if (2 * (r->n + 1) > r->cap && grow(r))
 		return NULL;
-	i = hash_key(key, r->lay->key_size) & (r->cap - 1);
+	i = hash_key(key, r->lay->row_size) & (r->cap - 1);
 	for (e = slot(r, i); e->used; e = slot(r, i)) {
-		if (!memcmp(e->key, key, r->lay->key_size))
+		if (!memcmp(e->key, key, r->lay->row_size))
 			return e;
 		i = (i + 1) & (r->cap - 1);
 	}
 	e->used = 1;
-	memcpy(e->key, key, r->lay->key_size);
+	memcpy(e->key, key, r->lay->row_size);
 	r->n++;
 	return e;
 }
@@ -92,7 +92,7 @@ struct report *report_new(const struct layout *lay)
 	if (!r)
 		return NULL;
 	r->lay = lay;
-	r->entry_size = (sizeof(struct entry) + lay->key_size + 7) & ~(size_t)7;
+	r->entry_size = (sizeof(struct entry) + lay->row_size + 7) & ~(size_t)7;
 	if (grow(r)) {
 		free(r);
 		return NULL;
@@ -116,7 +116,7 @@ static int take(const unsigned char *key, const struct counter *sum, void *ctx)
 	struct entry *e;
 
 	/* key may point into the map buffers: copy before the table moves */
-	memcpy(buf, key, r->lay->key_size);
+	memcpy(buf, key, r->lay->row_size);
 	e = find(r, buf);
 	if (!e)
 		return -1;
@@ -133,7 +133,7 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 		return x->c.packets < y->c.packets ? 1 : -1;
 	if (x->c.bytes != y->c.bytes)
 		return x->c.bytes < y->c.bytes ? 1 : -1;
-	return memcmp(x->key, y->key, r->lay->key_size);
+	return memcmp(x->key, y->key, r->lay->row_size);
 }
 
 static void add(struct counter *to, const struct counter *c)

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Exact counts between two guests.
+
+The peer sends crafted frames (tests/progs/craft.c) with a source MAC of
+their own; ebpfcount on the main guest counts them with several expressions
+at once, each restricted to that MAC by its where clause.  The same frames,
+written to a pcap file on the host, are decoded by tshark: its per-frame
+field values, counted, are what ebpfcount must report, row for row, in
+packets and bytes.  Where ebpfcount knows more than tshark prints (an
+absent versus a truncated field), the spec table says what to expect.
+"""
+import collections
+import ipaddress
+import os
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tests"))
+import tap  # noqa: E402
+
+KERNEL = os.environ.get("EBPFCOUNT_KERNEL", "patched")
+SMAC = "52:54:00:12:34:99"
+MARK = "52:54:00:12:34:98"
+WHERE = " where ether src " + SMAC
+
+# (craft spec, keys whose status is known to be "truncated" for it)
+SPECS = [
+    ("udp4,n=7,dport=53", ()),
+    ("udp4,n=5,sport=5353,dport=53,srcrange=5", ()),
+    ("tcp4,n=6,dport=443,flags=S", ()),
+    ("tcp4,n=4,dport=443,flags=SA,src=198.18.1.7,tos=0xb8", ()),
+    ("tcp4,n=3,dport=22,ipopts=12,flags=PA,len=200", ()),
+    ("icmp4,n=4,type=8", ()),
+    ("icmp4,n=2,type=3,code=3,ttl=5", ()),
+    ("udp4,n=3,frag=first,dport=4789", ()),
+    ("udp4,n=2,frag=later", ()),
+    ("udp4,n=4,vlan=42,dport=9", ()),
+    ("tcp4,n=2,vlan=7,dport=80", ()),
+    ("udp6,n=5,dport=53", ()),
+    ("tcp6,n=3,dport=443,flags=S", ()),
+    ("icmp6,n=4,type=128", ()),
+    ("tcp6,n=2,ext=hop", ()),
+    ("arp,n=3", ()),
+    # 6 bytes of IPv4: the protocol is unknown, so are all transport fields
+    ("tcp4,n=2,trunc=20", ("ip.proto", "ip.src", "ip.ttl", "tcp.dstport", "tcp.flags",
+                           "udp.srcport", "udp.dstport", "icmp.type", "icmp.code")),
+    # 6 bytes of TCP: the ports are there, the flags are not
+    ("tcp4,n=2,trunc=40", ("tcp.flags",)),
+    # the whole IPv6 header but 4 bytes: UDP, with no UDP header
+    ("udp6,n=1,trunc=50", ("udp.srcport", "udp.dstport")),
+]
+
+EXPRS = [
+    "count by ip.proto",
+    "count by ip.src/24, tcp.dstport",
+    "count by ip.src, udp.srcport, udp.dstport",
+    "count by vlan.id, ip.proto",
+    "count by ipv6.src/64, ipv6.nxt, icmpv6.type, udp.dstport",
+    "count by tcp.flags, ip.ttl, ip.dsfield.dscp",
+    "count by icmp.type, icmp.code",
+    "count by frame.len, eth.dst",
+    "count",
+]
+
+
+def specs():
+    return [s + ",smac=" + SMAC for s, _ in SPECS]
+
+
+def frame_specs():
+    """The SPECS index of each frame, in the order craft sends them."""
+    out = []
+    for i, (s, _) in enumerate(SPECS):
+        n = [int(o[2:]) for o in s.split(",") if o.startswith("n=")]
+        out += [i] * (n[0] if n else 1)
+    return out
+
+
+def keys_of(expr):
+    if " by " not in expr:
+        return []
+    return [k.strip() for k in expr.split(" by ", 1)[1].split(",")]
+
+
+def normal(field, value):
+    """tshark's text for a field as ebpfcount's CSV writes it."""
+    name, _, prefix = field.partition("/")
+    if value == "":
+        return "-"
+    if prefix:
+        return str(ipaddress.ip_network(value + "/" + prefix, strict=False))
+    if value.startswith("0x"):
+        return str(int(value, 16))
+    return value
+
+
+def l4_hidden(spec, field):
+    """Fields behind an IPv6 extension header: ebpfcount counts them absent."""
+    return "ext=" in spec and field.split(".")[0] in ("tcp", "udp", "icmpv6")
+
+
+def skb_len(spec, frame_len):
+    """The kernel moves a received VLAN tag out of the frame (FACTS.md)."""
+    return frame_len - 4 if "vlan=" in spec else frame_len
+
+
+def expected(pcap, expr):
+    keys = keys_of(expr)
+    fields = [k.split("/")[0] for k in keys]
+    cmd = ["tshark", "-r", pcap, "-o", "ip.defragment:FALSE", "-T", "fields",
+           "-E", "separator=/t", "-E", "occurrence=f"]
+    for f in fields + ["frame.len"]:
+        cmd += ["-e", f]
+    lines = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()
+    rows = collections.defaultdict(lambda: [0, 0])
+    for line, si in zip(lines, frame_specs()):
+        vals = line.split("\t")
+        spec = SPECS[si][0]
+        nbytes = skb_len(spec, int(vals[-1]))
+        key = []
+        for k, v in zip(keys, vals):
+            if k == "frame.len":
+                v = str(nbytes)
+            key.append("-" if l4_hidden(spec, k) else normal(k, v))
+        rows[tuple(key)][0] += 1
+        rows[tuple(key)][1] += nbytes
+    return rows
+
+
+def expected_truncated(expr):
+    keys = [k.split("/")[0] for k in keys_of(expr)]
+    n = 0
+    for si in frame_specs():
+        if any(k in SPECS[si][1] for k in keys):
+            n += 1
+    return n
+
+
+def measured(csv_text, nkeys):
+    rows = collections.defaultdict(lambda: [0, 0])
+    truncated = 0
+    for line in csv_text.splitlines()[1:]:
+        cols = line.split(",")
+        if cols[2] != "1" or cols[3] != "row":
+            continue
+        key = tuple(v if v != "" else "-" for v in cols[4:4 + nkeys])
+        packets, nbytes = int(cols[-2]), int(cols[-1])
+        rows[key][0] += packets
+        rows[key][1] += nbytes
+        if cols[4 + nkeys] == "truncated":
+            truncated += packets
+    return rows, truncated
+
+
+def guest_script():
+    lines = [". /tests/guest/lib.sh", "pids="]
+    for i, e in enumerate(EXPRS):
+        lines.append("ebpfcount -i eth0 -F csv '%s' >/tmp/out%d.csv 2>/tmp/err%d &" % (e + WHERE, i, i))
+        lines.append("pids=\"$pids $!\"")
+    lines += [
+        "for i in $(seq 0 %d); do retry 60 test -s /tmp/out$i.csv || cat /tmp/err$i; done" % (len(EXPRS) - 1),
+        "ip addr add 198.18.0.101/24 dev eth0",
+        "timeout 300 tcpdump -i eth0 -Z root -c 1 -n 'ether src %s' >/dev/null 2>&1" % MARK,
+        "sleep 1.5",
+        "kill -INT $pids; wait",
+    ]
+    for i in range(len(EXPRS)):
+        lines += ["echo '=== %d'" % i, "cat /tmp/out%d.csv /tmp/err%d" % (i, i)]
+    return "\n".join(lines) + "\n"
+
+
+def peer_command():
+    quoted = " ".join("'%s'" % s for s in specs())
+    return ("until ping -c 1 -W 1 198.18.0.101 >/dev/null 2>&1; do :; done; "
+            "craft -i eth0 %s; craft -q -i eth0 -c 3 udp4,smac=%s" % (quoted, MARK))
+
+
+def main():
+    t = tap.Tap()
+    t.plan(2 * len(EXPRS) + 1)
+    with tempfile.TemporaryDirectory() as d:
+        pcap = os.path.join(d, "frames.pcap")
+        subprocess.run([os.path.join(TOP, "build/bin/craft"), "-q", "-w", pcap] + specs(), check=True)
+        script = os.path.join(d, "count.sh")
+        with open(script, "w") as f:
+            f.write(guest_script())
+        r = subprocess.run([os.path.join(TOP, "qemu-env/vm"), "--kernel", KERNEL,
+                            "--add", script + ":/root/count.sh", "--peer", peer_command(),
+                            "--", "sh", "/root/count.sh"], capture_output=True, text=True)
+        t.ok(r.returncode == 0, "guest run exits 0 (%d)" % r.returncode)
+        if r.returncode:
+            t.diag(r.stdout[-2000:] + r.stderr[-2000:])
+        outputs = r.stdout.split("=== ")[1:]
+        for i, e in enumerate(EXPRS):
+            text = outputs[i].split("\n", 1)[1] if i < len(outputs) else ""
+            got, trunc = measured(text, len(keys_of(e)))
+            want = expected(pcap, e)
+            t.is_deeply(dict(got), dict(want), "'%s': rows equal tshark's" % e)
+            t.is_(trunc, expected_truncated(e), "'%s': truncated rows" % e)
+    sys.exit(t.done())
+
+
+main()
