@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Parser of ebpfcount expressions; see parse.h for the grammar. */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -109,7 +110,7 @@ static void where(struct parser *p)
 {
 	const char *rest = p->ls.src + p->ls.pos;
 
-	while (*rest == ' ' || *rest == '\t')
+	while (isspace((unsigned char)*rest))
 		rest++;
 	if (!*rest)
 		error_at(p, rest - p->ls.src, "expected a pcap filter after 'where'");
