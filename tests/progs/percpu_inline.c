@@ -6,17 +6,22 @@
  *
  * For PERCPU_ARRAY, PERCPU_HASH and LRU_PERCPU_HASH, load a socket filter
  * that looks up one key and increments its value (returns 1), or returns 2
- * when the lookup gives NULL.  Each program is loaded in three modes:
+ * when the lookup gives NULL.  Each program is loaded in four modes:
  *
  *   jit      bpf_jit_enable=1: inlined when --inline yes
  *   interp   bpf_jit_enable=0: never inlined (the verifier only inlines
  *            for programs that will be JITed)
+ *   unpriv   bpf_jit_enable=1, program (and map, except the LRU map) made
+ *            by uid 65534: the array lookup gets the Spectre v1 index mask
  *   jitfail  bpf_jit_enable=1, but the JIT fails (loaded unprivileged with
- *            bpf_jit_limit=1), so the inlined program falls back to the
- *            interpreter, which must run the per-CPU instruction
+ *            bpf_jit_limit=1).  Debian's 6.1 then refuses the program
+ *            (ENOTSUPP: a program that requested the JIT never falls back
+ *            to the interpreter); should a kernel fall back instead, the
+ *            interpreted program is checked like the others
  *
  * The translated program (xlated_prog_insns) is checked for a call to the
- * map type's out-of-line lookup function (resolved with /proc/kallsyms)
+ * map type's out-of-line lookup function or to the bpf_map_lookup_elem
+ * helper (resolved with /proc/kallsyms)
  * and for the kernel-internal per-CPU instruction (opcode 0xef).  The
  * program is run pinned to each online CPU with BPF_PROG_TEST_RUN and a
  * different repeat count per CPU; each CPU's slot must hold exactly its own
@@ -93,7 +98,7 @@ static void read_sysctl(const char *path, char *buf, size_t len)
 
 #define JIT_ENABLE	"/proc/sys/net/core/bpf_jit_enable"
 #define JIT_LIMIT	"/proc/sys/net/core/bpf_jit_limit"
-#define UNPRIV		"/proc/sys/kernel/unprivileged_bpf_disabled"
+#define UNPRIV_SYSCTL	"/proc/sys/kernel/unprivileged_bpf_disabled"
 
 /* ---- kallsyms ---------------------------------------------------------- */
 
@@ -108,6 +113,7 @@ static struct sym syms[] = {
 	{ "htab_percpu_map_lookup_elem", 0 },
 	{ "htab_lru_percpu_map_lookup_elem", 0 },
 	{ "__htab_map_lookup_elem", 0 },
+	{ "bpf_map_lookup_elem", 0 },	/* the helper, called when not JITed */
 };
 #define NSYMS (sizeof(syms) / sizeof(syms[0]))
 
@@ -210,9 +216,12 @@ static int load_inner_prog(int outer_fd, __u32 key)
 
 struct xinfo {
 	bool ok;
-	int ncalls_lookup;	/* calls to the out-of-line lookup function */
+	int ncalls_lookup;	/* calls to the out-of-line lookup: the map
+				 * type's function or the generic helper
+				 */
 	int npercpu;		/* internal per-CPU instructions */
 	int ncalls;		/* all calls */
+	int nmask;		/* w0 &= imm: the index mask of an inlined array lookup */
 	__u32 jited_len;
 };
 
@@ -223,6 +232,7 @@ static struct xinfo inspect(int prog_fd, const char *lookup_fn)
 	__u32 len = sizeof(info), i, n;
 	unsigned long long base = sym_addr("__bpf_call_base");
 	unsigned long long fn = sym_addr(lookup_fn);
+	unsigned long long helper = sym_addr("bpf_map_lookup_elem");
 	struct xinfo x = { 0 };
 
 	info.xlated_prog_len = sizeof(xl);
@@ -237,14 +247,18 @@ static struct xinfo inspect(int prog_fd, const char *lookup_fn)
 	for (i = 0; i < n; i++) {
 		if (xl[i].code == INTERNAL_PERCPU_OPCODE)
 			x.npercpu++;
+		if (xl[i].code == (BPF_ALU | BPF_AND | BPF_K) && xl[i].dst_reg == 0)
+			x.nmask++;
 		if (xl[i].code == (BPF_JMP | BPF_CALL) && xl[i].src_reg == 0) {
 			x.ncalls++;
-			if (base && fn && base + (long long)xl[i].imm == fn)
+			unsigned long long to = base + (long long)xl[i].imm;
+
+			if (base && ((fn && to == fn) || (helper && to == helper)))
 				x.ncalls_lookup++;
 		}
 	}
 	x.jited_len = info.jited_prog_len;
-	x.ok = base && fn;
+	x.ok = base && fn && helper;
 	return x;
 }
 
@@ -357,8 +371,8 @@ static const struct maptype types[] = {
 };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 
-enum mode { JIT, INTERP, JITFAIL, NMODES };
-static const char *mode_name[] = { "jit", "interp", "jitfail" };
+enum mode { JIT, INTERP, JITFAIL, UNPRIV, NMODES };
+static const char *mode_name[] = { "jit", "interp", "jitfail", "unpriv" };
 
 #define ARRAY_ENTRIES	4
 #define HASH_KEY	7
@@ -366,6 +380,7 @@ static const char *mode_name[] = { "jit", "interp", "jitfail" };
 
 static unsigned long long results[NTYPES][NMODES][MAX_CPUS];
 static bool have_result[NTYPES][NMODES];
+static bool jitfail_rejected[NTYPES];
 
 static int create_map(const struct maptype *t)
 {
@@ -387,29 +402,42 @@ static int create_map(const struct maptype *t)
 	return fd;
 }
 
-/* load as uid 65534 while bpf_jit_limit=1: the JIT cannot get memory */
-static int load_unprivileged(int map_fd, __u32 key)
+/* effective uid 65534 (no capabilities) or back to root */
+static int unprivileged(bool on)
 {
-	char old_limit[64], old_unpriv[16];
+	if (on && write_sysctl(UNPRIV_SYSCTL, "0")) {
+		printf("# cannot set %s: %s\n", UNPRIV_SYSCTL, strerror(errno));
+		return -1;
+	}
+	if (setresuid(-1, on ? 65534 : 0, -1)) {
+		printf("# setresuid: %s\n", strerror(errno));
+		if (!on)
+			exit(2);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Load as uid 65534; with jit_fail, while bpf_jit_limit=1, so that the JIT
+ * cannot get memory for the image (the limit only binds without CAP_BPF).
+ */
+static int load_unprivileged(int map_fd, __u32 key, bool jit_fail)
+{
+	char old_limit[64];
 	int fd = -1;
 
 	read_sysctl(JIT_LIMIT, old_limit, sizeof(old_limit));
-	read_sysctl(UNPRIV, old_unpriv, sizeof(old_unpriv));
-	if (write_sysctl(UNPRIV, "0") || write_sysctl(JIT_LIMIT, "1")) {
-		printf("# cannot set %s / %s: %s\n", UNPRIV, JIT_LIMIT, strerror(errno));
+	if (jit_fail && write_sysctl(JIT_LIMIT, "1")) {
+		printf("# cannot set %s: %s\n", JIT_LIMIT, strerror(errno));
 		goto out;
 	}
-	if (setresuid(-1, 65534, -1)) {
-		printf("# setresuid: %s\n", strerror(errno));
+	if (unprivileged(true))
 		goto out;
-	}
 	fd = load_count_prog(map_fd, key);
-	if (setresuid(-1, 0, -1)) {
-		printf("# cannot become root again: %s\n", strerror(errno));
-		exit(2);
-	}
+	unprivileged(false);
 out:
-	if (old_limit[0])
+	if (jit_fail && old_limit[0])
 		write_sysctl(JIT_LIMIT, old_limit);
 	return fd;
 }
@@ -424,17 +452,32 @@ static void test_type(size_t ti, enum mode m, bool expect_inline)
 	int nmiss = t->array ? 2 : 1;
 	int map_fd, prog_fd, miss_fd, i;
 	bool want_inline = expect_inline && m != INTERP;
+	bool unpriv_map;
 	struct xinfo x;
 	__u32 ret;
 
 	write_sysctl(JIT_ENABLE, m == INTERP ? "0" : "1");
+	unpriv_map = m == UNPRIV && t->type != BPF_MAP_TYPE_LRU_PERCPU_HASH;
+	if (unpriv_map && unprivileged(true))
+		unpriv_map = false;
 	map_fd = create_map(t);
+	if (unpriv_map)
+		unprivileged(false);
 	if (map_fd < 0) {
 		result(false, "%s/%s: create map", t->name, mn);
 		return;
 	}
-	prog_fd = m == JITFAIL ? load_unprivileged(map_fd, hit_key)
+	errno = 0;
+	prog_fd = m >= JITFAIL ? load_unprivileged(map_fd, hit_key, m == JITFAIL)
 			       : load_count_prog(map_fd, hit_key);
+	if (m == JITFAIL && prog_fd < 0) {
+		result(errno == 524 /* ENOTSUPP */,
+		       "%s/%s: JIT failure rejects the program instead of interpreting it (%s)",
+		       t->name, mn, strerror(errno));
+		jitfail_rejected[ti] = true;
+		close(map_fd);
+		return;
+	}
 	result(prog_fd >= 0, "%s/%s: load lookup+increment program", t->name, mn);
 	if (prog_fd < 0) {
 		close(map_fd);
@@ -442,18 +485,22 @@ static void test_type(size_t ti, enum mode m, bool expect_inline)
 	}
 
 	x = inspect(prog_fd, t->lookup_fn);
-	printf("# %s/%s: xlated: %d calls, %d to %s, %d per-CPU insns; jited %u bytes\n",
+	printf("# %s/%s: xlated: %d calls, %d to %s or the helper, %d per-CPU insns; jited %u bytes\n",
 	       t->name, mn, x.ncalls, x.ncalls_lookup, t->lookup_fn, x.npercpu,
 	       x.jited_len);
+	if (want_inline && t->array)
+		result(x.nmask == (unpriv_map ? 1 : 0),
+		       "%s/%s: index masked against Spectre v1 iff the map was made unprivileged",
+		       t->name, mn);
 	if (want_inline)
 		result(x.ok && x.ncalls_lookup == 0 && x.npercpu == 1,
 		       "%s/%s: lookup inlined (no call to %s, one per-CPU insn)",
 		       t->name, mn, t->lookup_fn);
 	else
 		result(x.ok && x.ncalls_lookup == 1 && x.npercpu == 0,
-		       "%s/%s: lookup not inlined (calls %s)", t->name, mn,
-		       t->lookup_fn);
-	if (m == JIT)
+		       "%s/%s: lookup not inlined (one call to %s or the helper)",
+		       t->name, mn, t->lookup_fn);
+	if (m == JIT || m == UNPRIV)
 		result(x.jited_len > 0, "%s/%s: program is JITed", t->name, mn);
 	else
 		result(x.jited_len == 0, "%s/%s: program runs in the interpreter",
@@ -465,12 +512,14 @@ static void test_type(size_t ti, enum mode m, bool expect_inline)
 	       t->name, mn, ncpus_online);
 
 	for (i = 0; i < nmiss; i++) {
-		miss_fd = m == JITFAIL ? load_unprivileged(map_fd, miss_keys[i])
+		miss_fd = m >= JITFAIL ? load_unprivileged(map_fd, miss_keys[i], m == JITFAIL)
 				       : load_count_prog(map_fd, miss_keys[i]);
+		bool pass;
+
 		ret = 0;
-		result(miss_fd >= 0 && !run(miss_fd, 10, &ret) && ret == RET_MISS &&
-		       value_unchanged(map_fd, hit_key, results[ti][m]),
-		       "%s/%s: %s key %u gives NULL (retval %u)", t->name, mn,
+		pass = miss_fd >= 0 && !run(miss_fd, 10, &ret) && ret == RET_MISS &&
+		       value_unchanged(map_fd, hit_key, results[ti][m]);
+		result(pass, "%s/%s: %s key %u gives NULL (retval %u)", t->name, mn,
 		       t->array ? "out-of-range" : "missing", miss_keys[i], ret);
 		if (miss_fd >= 0)
 			close(miss_fd);
@@ -504,9 +553,9 @@ static void test_inner_map(enum mode m)
 	if (prog_fd < 0)
 		return;
 	x = inspect(prog_fd, "percpu_array_map_lookup_elem");
-	printf("# inner_percpu_array/%s: xlated: %d calls, %d to percpu_array_map_lookup_elem, %d per-CPU insns\n",
+	printf("# inner_percpu_array/%s: xlated: %d calls, %d to lookups, %d per-CPU insns\n",
 	       mn, x.ncalls, x.ncalls_lookup, x.npercpu);
-	result(x.ok && x.ncalls_lookup == 1 && x.npercpu == 0,
+	result(x.ok && x.ncalls_lookup >= 1 && x.npercpu == 0,
 	       "inner_percpu_array/%s: inner lookup not inlined", mn);
 	result(percpu_counts(prog_fd, inner, key, counts),
 	       "inner_percpu_array/%s: each CPU counted exactly its own packets", mn);
@@ -571,11 +620,14 @@ int main(int argc, char **argv)
 	for (ti = 0; ti < NTYPES; ti++) {
 		bool same = true;
 
-		for (m = 1; m < NMODES; m++)
+		for (m = 1; m < NMODES; m++) {
+			if (m == JITFAIL && jitfail_rejected[ti])
+				continue;
 			same = same && have_result[ti][m] && have_result[ti][0] &&
 			       !memcmp(results[ti][0], results[ti][m],
 				       sizeof(results[ti][0][0]) * ncpus_possible);
-		result(same, "%s: per-CPU values identical with JIT, interpreter and JIT fallback",
+		}
+		result(same, "%s: per-CPU values identical with JIT and interpreter",
 		       types[ti].name);
 	}
 	test_inner_map(JIT);
