@@ -13,6 +13,7 @@ SRCS     := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS     := $(SRCS:src/%.c=$(B)/obj/%.o)
 SAN_OBJS := $(SRCS:src/%.c=$(B)/san/%.o)
 UNITS    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+UNIT_DEPS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.[ch]))
 PROGS    := $(patsubst tests/progs/%.c,$(B)/bin/%,$(wildcard tests/progs/*.c))
 
 .PHONY: all deps kernel check unit guest demo bench clean
@@ -42,11 +43,12 @@ $(B)/bin/%: tests/progs/%.c $(wildcard tests/progs/*.h src/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/progs $< $(LDLIBS) -o $@
 
-# Host unit tests, built twice: plain and under ASan/UBSan.
-$(B)/unit/%: tests/unit/%.c $(OBJS) tests/unit/unit.h
+# Host unit tests, built twice: plain and under ASan/UBSan.  Helpers in
+# tests/unit (ebpf_vm.c) are #included by the tests that use them.
+$(B)/unit/%: tests/unit/%.c $(OBJS) $(UNIT_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $< $(OBJS) $(LDLIBS) -o $@
-$(B)/unit-san/%: tests/unit/%.c $(SAN_OBJS) tests/unit/unit.h
+$(B)/unit-san/%: tests/unit/%.c $(SAN_OBJS) $(UNIT_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) -Itests/unit $< $(SAN_OBJS) $(LDLIBS) -o $@
 

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The test VM itself: instruction semantics, helpers and fake maps with the
+ * kernel's errors, and the traps that stand in for the verifier.  A table
+ * of programs, each with the value it must return (or VM_TRAP and a piece
+ * of the message).  Maps: fd 3 a hash (4-byte keys, 8-byte values, 2
+ * entries), fd 4 an array of 4, fd 5 an LRU hash of 2, fd 6 a per-CPU
+ * array of 1.
+ */
+#include <errno.h>
+
+#include "ebpf_vm.c"
+#include "insn.h"
+#include "unit.h"
+
+#define R0 BPF_REG_0
+#define R1 BPF_REG_1
+#define R2 BPF_REG_2
+#define R3 BPF_REG_3
+#define R4 BPF_REG_4
+#define R6 BPF_REG_6
+#define R7 BPF_REG_7
+#define R10 BPF_REG_10
+
+#define PROG(...) { __VA_ARGS__ }, \
+	sizeof((struct bpf_insn[]){ __VA_ARGS__ }) / sizeof(struct bpf_insn)
+#define EXIT		BPF_EXIT_INSN()
+#define RET(v)		BPF_MOV64_IMM(R0, v), EXIT
+#define CALL(f)		BPF_EMIT_CALL(BPF_FUNC_##f)
+#define LD_ABS(sz, k)	INSN(BPF_LD | BPF_##sz | BPF_ABS, 0, 0, 0, k)
+#define LD_IND(sz, r, k) INSN(BPF_LD | BPF_##sz | BPF_IND, 0, r, 0, k)
+/* *(u32 *)(fp - 4) = k; r2 = fp - 4 */
+#define KEY(k)		BPF_ST_MEM(BPF_W, R10, -4, k), BPF_MOV64_REG(R2, R10), \
+			BPF_ALU64_IMM(BPF_ADD, R2, -4)
+/* *(u64 *)(fp - 16) = v; r3 = fp - 16 */
+#define VAL(v)		BPF_ST_MEM(BPF_DW, R10, -16, v), BPF_MOV64_REG(R3, R10), \
+			BPF_ALU64_IMM(BPF_ADD, R3, -16)
+#define UPDATE(fd, k, v, fl) \
+	BPF_LD_MAP_FD(R1, fd), KEY(k), VAL(v), BPF_MOV64_IMM(R4, fl), CALL(map_update_elem)
+#define LOOKUP(fd, k)	BPF_LD_MAP_FD(R1, fd), KEY(k), CALL(map_lookup_elem)
+
+struct vcase {
+	const char *name;
+	struct bpf_insn p[64];
+	int n;
+	long want;
+	const char *trap;	/* with want == VM_TRAP */
+};
+
+
+static const unsigned char frame[20] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+};
+
+static void maps(void)
+{
+	vm_reset();
+	vm_map_add(3, BPF_MAP_TYPE_HASH, 4, 8, 2);
+	vm_map_add(4, BPF_MAP_TYPE_ARRAY, 4, 8, 4);
+	vm_map_add(5, BPF_MAP_TYPE_LRU_HASH, 4, 8, 2);
+	vm_map_add(6, BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1);
+}
+
+static void test_case(const struct vcase *c)
+{
+	struct vm_skb skb = { .data = frame, .len = sizeof(frame), .protocol = 8,
+			      .vlan_tci = 0x123, .cpu = 1 };
+	long got;
+
+	maps();
+	got = vm_run(c->p, c->n, &skb);
+	if (!unit_ok(got == c->want && (!c->trap || strstr(vm_error(), c->trap)),
+		     c->name)) {
+		printf("#   got %ld (%s), want %ld (%s)\n", got, vm_error(), c->want,
+		       c->trap ? c->trap : "");
+		vm_dump(stdout, "#   ", c->p, c->n);
+	}
+}
+
+/* What the test sees of the maps after a run. */
+static void test_map_api(void)
+{
+	const struct bpf_insn p[] = { UPDATE(3, 7, 70, BPF_ANY), RET(0) };
+	struct vm_skb skb = { .data = frame, .len = sizeof(frame) };
+	__u32 k = 7;
+	const void *key;
+	void *value;
+	__u64 *v;
+
+	maps();
+	vm_run(p, sizeof(p) / sizeof(p[0]), &skb);
+	v = vm_map_lookup(3, &k);
+	unit_ok(v && *v == 70, "vm_map_lookup");
+	unit_ok(vm_map_count(3) == 1 && vm_map_count(4) == 4 && vm_map_count(9) == -1,
+		"vm_map_count");
+	unit_ok(!vm_map_entry(3, 0, &key, &value) && *(__u32 *)key == 7 &&
+		*(__u64 *)value == 70 && vm_map_entry(3, 1, &key, &value) == -1,
+		"vm_map_entry");
+	unit_ok(vm_map_add(3, BPF_MAP_TYPE_HASH, 4, 8, 1) == -1 &&
+		vm_map_add(10, BPF_MAP_TYPE_ARRAY, 8, 8, 1) == -1 &&
+		vm_map_add(11, BPF_MAP_TYPE_RINGBUF, 0, 0, 4096) == -1,
+		"vm_map_add refuses a taken fd, bad sizes, unknown types");
+	vm_reset();
+}
+
+int main(void)
+{
+	/* Automatic: insn.h builds instructions with compound literals. */
+	const struct vcase cases[] = {
+		{ "mov, exit", PROG(RET(7)), 7, NULL },
+		{ "return value as u32", PROG(BPF_MOV64_IMM(R0, -1), EXIT), 0xffffffffL, NULL },
+		{ "alu32 zero-extends", PROG(BPF_MOV64_IMM(R0, -1), BPF_ALU32_IMM(BPF_ADD, R0, 0),
+		  BPF_ALU64_IMM(BPF_RSH, R0, 32), EXIT), 0, NULL },
+		{ "alu64 sign-extends imm", PROG(BPF_MOV64_IMM(R0, -1),
+		  BPF_ALU64_IMM(BPF_RSH, R0, 32), EXIT), 0xffffffffL, NULL },
+		{ "div by zero register is 0", PROG(BPF_MOV64_IMM(R0, 9), BPF_MOV64_IMM(R1, 0),
+		  BPF_ALU64_REG(BPF_DIV, R0, R1), EXIT), 0, NULL },
+		{ "mod by zero register keeps dst", PROG(BPF_MOV64_IMM(R0, 9), BPF_MOV64_IMM(R1, 0),
+		  BPF_ALU32_REG(BPF_MOD, R0, R1), EXIT), 9, NULL },
+		{ "arsh32", PROG(BPF_MOV32_IMM(R0, 0x80000000), BPF_ALU32_IMM(BPF_ARSH, R0, 28), EXIT),
+		  0xfffffff8L, NULL },
+		{ "lsh by register masks", PROG(BPF_MOV32_IMM(R0, 1), BPF_MOV32_IMM(R1, 33),
+		  BPF_ALU32_REG(BPF_LSH, R0, R1), EXIT), 2, NULL },
+		{ "neg, xor, mul, sub", PROG(BPF_MOV64_IMM(R0, 3), BPF_ALU64_IMM(BPF_NEG, R0, 0),
+		  BPF_ALU64_IMM(BPF_MUL, R0, 5), BPF_ALU64_IMM(BPF_XOR, R0, -1),
+		  BPF_ALU64_IMM(BPF_SUB, R0, 4), EXIT), 10, NULL },
+		{ "be16", PROG(BPF_MOV32_IMM(R0, 0x12345678), BPF_ENDIAN_BE(R0, 16), EXIT), 0x7856, NULL },
+		{ "be32", PROG(BPF_MOV32_IMM(R0, 0x12345678), BPF_ENDIAN_BE(R0, 32), EXIT),
+		  0x78563412L, NULL },
+		{ "le16 truncates", PROG(BPF_MOV32_IMM(R0, 0x12345678),
+		  INSN(BPF_ALU | BPF_END | BPF_TO_LE, R0, 0, 0, 16), EXIT), 0x5678, NULL },
+		{ "ld_imm64", PROG(BPF_LD_IMM64_RAW(R0, 0, 0x123456789ULL),
+		  BPF_ALU64_IMM(BPF_RSH, R0, 4), EXIT), 0x12345678, NULL },
+		{ "jgt is unsigned", PROG(BPF_MOV64_IMM(R1, -1), BPF_JMP_IMM(BPF_JGT, R1, 5, 2),
+		  RET(0), RET(1)), 1, NULL },
+		{ "jsgt is signed", PROG(BPF_MOV64_IMM(R1, -1), BPF_JMP_IMM(BPF_JSGT, R1, 5, 2),
+		  RET(0), RET(1)), 0, NULL },
+		{ "jmp32 looks at 32 bits", PROG(BPF_LD_IMM64_RAW(R1, 0, 0x100000005ULL),
+		  INSN(BPF_JMP32 | BPF_JEQ | BPF_K, R1, 0, 2, 5), RET(0), RET(1)), 1, NULL },
+		{ "jmp32 signed", PROG(BPF_MOV32_IMM(R1, -2),
+		  INSN(BPF_JMP32 | BPF_JSLT | BPF_K, R1, 0, 2, 0), RET(0), RET(1)), 1, NULL },
+		{ "jset, jne, jle, ja", PROG(BPF_MOV64_IMM(R1, 6), BPF_JMP_IMM(BPF_JSET, R1, 1, 3),
+		  BPF_JMP_IMM(BPF_JNE, R1, 6, 2), BPF_JMP_IMM(BPF_JLE, R1, 5, 1), BPF_JMP_A(2),
+		  RET(0), RET(1)), 1, NULL },
+		{ "stack store and load", PROG(BPF_MOV64_IMM(R1, 0x55), BPF_STX_MEM(BPF_H, R10, R1, -2),
+		  BPF_LDX_MEM(BPF_H, R0, R10, -2), EXIT), 0x55, NULL },
+		{ "atomic add with fetch", PROG(BPF_ST_MEM(BPF_DW, R10, -8, 40), BPF_MOV64_IMM(R1, 2),
+		  INSN(BPF_STX | BPF_DW | BPF_ATOMIC, R10, R1, -8, BPF_ADD | BPF_FETCH),
+		  BPF_LDX_MEM(BPF_DW, R0, R10, -8), BPF_ALU64_REG(BPF_ADD, R0, R1), EXIT), 82, NULL },
+		{ "ctx len, protocol, vlan_tci", PROG(
+		  BPF_LDX_MEM(BPF_W, R0, R1, offsetof(struct __sk_buff, len)),
+		  BPF_LDX_MEM(BPF_W, R2, R1, offsetof(struct __sk_buff, protocol)),
+		  BPF_ALU64_REG(BPF_ADD, R0, R2),
+		  BPF_LDX_MEM(BPF_H, R2, R1, offsetof(struct __sk_buff, vlan_tci)),
+		  BPF_ALU64_REG(BPF_ADD, R0, R2), EXIT), 20 + 8 + 0x123, NULL },
+		{ "ld_abs is big-endian", PROG(BPF_MOV64_REG(R6, R1), LD_ABS(W, 0), EXIT),
+		  0x00010203, NULL },
+		{ "ld_ind", PROG(BPF_MOV64_REG(R6, R1), BPF_MOV64_IMM(R7, 16), LD_IND(H, R7, 2), EXIT),
+		  0x1213, NULL },
+		{ "ld_abs beyond the end returns 0", PROG(BPF_MOV64_REG(R6, R1), LD_ABS(H, 19), RET(5)),
+		  0, NULL },
+		{ "ld_abs clobbers r1-r5", PROG(BPF_MOV64_REG(R6, R1), BPF_MOV64_IMM(R2, 1),
+		  LD_ABS(B, 0), BPF_MOV64_REG(R0, R2), EXIT), VM_TRAP, "r2 read before" },
+		{ "skb_load_bytes", PROG(BPF_MOV64_IMM(R2, 17), BPF_MOV64_REG(R3, R10),
+		  BPF_ALU64_IMM(BPF_ADD, R3, -8), BPF_MOV64_IMM(R4, 3), CALL(skb_load_bytes),
+		  BPF_LDX_MEM(BPF_B, R0, R10, -6), EXIT), 19, NULL },
+		{ "skb_load_bytes beyond the end", PROG(BPF_MOV64_IMM(R2, 18), BPF_MOV64_REG(R3, R10),
+		  BPF_ALU64_IMM(BPF_ADD, R3, -8), BPF_MOV64_IMM(R4, 3), CALL(skb_load_bytes),
+		  BPF_LDX_MEM(BPF_B, R1, R10, -6), BPF_ALU64_REG(BPF_ADD, R0, R1), EXIT),
+		  (__u32)-EFAULT, NULL },
+		{ "cpu", PROG(CALL(get_smp_processor_id), EXIT), 1, NULL },
+		{ "prandom clobbers r1", PROG(CALL(get_prandom_u32), BPF_MOV64_REG(R0, R1), EXIT),
+		  VM_TRAP, "r1 read before" },
+		{ "hash: lookup of a missing key", PROG(LOOKUP(3, 1), EXIT), 0, NULL },
+		{ "hash: update, lookup, add", PROG(UPDATE(3, 1, 40, BPF_ANY), LOOKUP(3, 1),
+		  BPF_JMP_IMM(BPF_JEQ, R0, 0, 3), BPF_LDX_MEM(BPF_DW, R1, R0, 0),
+		  BPF_ALU64_IMM(BPF_ADD, R1, 2), BPF_STX_MEM(BPF_DW, R0, R1, 0),
+		  LOOKUP(3, 1), BPF_LDX_MEM(BPF_DW, R0, R0, 0), EXIT), 42, NULL },
+		{ "hash: noexist on a present key", PROG(UPDATE(3, 1, 0, BPF_ANY),
+		  UPDATE(3, 1, 0, BPF_NOEXIST), EXIT), (__u32)-EEXIST, NULL },
+		{ "hash: exist on a missing key", PROG(UPDATE(3, 1, 0, BPF_EXIST), EXIT),
+		  (__u32)-ENOENT, NULL },
+		{ "hash: full", PROG(UPDATE(3, 1, 0, BPF_ANY), UPDATE(3, 2, 0, BPF_ANY),
+		  UPDATE(3, 3, 0, BPF_ANY), EXIT), (__u32)-E2BIG, NULL },
+		{ "hash: full, present key", PROG(UPDATE(3, 1, 0, BPF_ANY), UPDATE(3, 2, 0, BPF_ANY),
+		  UPDATE(3, 2, 0, BPF_ANY), EXIT), 0, NULL },
+		{ "hash: bad flags", PROG(UPDATE(3, 1, 0, 4), EXIT), (__u32)-EINVAL, NULL },
+		{ "lru: full evicts the least used", PROG(UPDATE(5, 1, 0, BPF_ANY),
+		  UPDATE(5, 2, 0, BPF_ANY), LOOKUP(5, 1), UPDATE(5, 3, 0, BPF_ANY), LOOKUP(5, 2), EXIT),
+		  0, NULL },
+		{ "array: update out of range", PROG(UPDATE(4, 4, 0, BPF_ANY), EXIT),
+		  (__u32)-E2BIG, NULL },
+		{ "array: noexist", PROG(UPDATE(4, 0, 0, BPF_NOEXIST), EXIT), (__u32)-EEXIST, NULL },
+		{ "percpu array: value", PROG(UPDATE(6, 0, 33, BPF_ANY), LOOKUP(6, 0),
+		  BPF_LDX_MEM(BPF_DW, R0, R0, 0), EXIT), 33, NULL },
+		{ "trap: register read before written", PROG(BPF_MOV64_REG(R0, R7), EXIT),
+		  VM_TRAP, "r7 read before" },
+		{ "trap: exit without r0", PROG(EXIT), VM_TRAP, "r0 read before" },
+		{ "trap: unset stack", PROG(BPF_LDX_MEM(BPF_W, R0, R10, -8), EXIT), VM_TRAP,
+		  "unset stack at fp-8" },
+		{ "trap: stack overflow", PROG(BPF_ST_MEM(BPF_W, R10, -516, 0), RET(0)), VM_TRAP,
+		  "fp-516, size 4, outside the stack" },
+		{ "trap: above the frame", PROG(BPF_ST_MEM(BPF_W, R10, 0, 0), RET(0)), VM_TRAP,
+		  "outside the stack" },
+		{ "trap: stack pointer far off", PROG(BPF_MOV64_REG(R1, R10),
+		  BPF_ALU64_IMM(BPF_ADD, R1, -4096), BPF_ST_MEM(BPF_W, R1, 0, 0), RET(0)), VM_TRAP,
+		  "outside stack, context and map values" },
+		{ "trap: write to r10", PROG(BPF_MOV64_IMM(R10, 0), RET(0)), VM_TRAP, "write to r10" },
+		{ "trap: write to ctx", PROG(BPF_ST_MEM(BPF_W, R1, 0, 0), RET(0)), VM_TRAP,
+		  "write to the context" },
+		{ "trap: ctx data", PROG(BPF_LDX_MEM(BPF_W, R0, R1, offsetof(struct __sk_buff, data)),
+		  EXIT), VM_TRAP, "context access" },
+		{ "trap: map value overrun", PROG(UPDATE(3, 1, 0, BPF_ANY), LOOKUP(3, 1),
+		  BPF_LDX_MEM(BPF_DW, R0, R0, 4), EXIT), VM_TRAP, "access to map fd 3" },
+		{ "trap: unknown map fd", PROG(BPF_LD_MAP_FD(R1, 9), RET(0)), VM_TRAP, "no map with fd 9" },
+		{ "trap: r1 not a map", PROG(BPF_MOV64_IMM(R1, 0), KEY(0), CALL(map_lookup_elem), EXIT),
+		  VM_TRAP, "not a map" },
+		{ "trap: key on unset stack", PROG(BPF_LD_MAP_FD(R1, 3), BPF_MOV64_REG(R2, R10),
+		  BPF_ALU64_IMM(BPF_ADD, R2, -32), CALL(map_lookup_elem), EXIT), VM_TRAP, "unset stack" },
+		{ "trap: ld_abs without ctx in r6", PROG(BPF_MOV64_IMM(R6, 0), LD_ABS(B, 0), EXIT),
+		  VM_TRAP, "context in r6" },
+		{ "trap: unknown helper", PROG(CALL(ktime_get_ns), EXIT), VM_TRAP, "helper 5" },
+		{ "trap: shift by 32", PROG(BPF_MOV32_IMM(R0, 1), BPF_ALU32_IMM(BPF_LSH, R0, 32), EXIT),
+		  VM_TRAP, "shift by 32" },
+		{ "trap: division by constant 0", PROG(BPF_MOV32_IMM(R0, 1),
+		  BPF_ALU32_IMM(BPF_DIV, R0, 0), EXIT), VM_TRAP, "division by zero" },
+		{ "trap: falls off the end", PROG(BPF_MOV64_IMM(R0, 0)), VM_TRAP, "outside the program" },
+		{ "trap: jump out", PROG(BPF_JMP_A(5), RET(0)), VM_TRAP, "outside the program" },
+		{ "trap: endless loop", PROG(BPF_JMP_A(-1)), VM_TRAP, "steps" },
+		{ "trap: unknown opcode", PROG(INSN(0xff, 0, 0, 0, 0)), VM_TRAP, "" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		test_case(&cases[i]);
+	test_map_api();
+	return unit_done();
+}
