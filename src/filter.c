@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pcap filter expressions to classic BPF with libpcap; see filter.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "filter.h"
+
+#define FILTER_SNAPLEN 262144
+
+_Static_assert(sizeof(struct pcap_bpf_insn) == sizeof(struct sock_filter),
+	       "libpcap and Linux classic instructions differ");
+
+/* An activated Ethernet handle on ifname, or NULL. */
+static pcap_t *open_live(const char *ifname)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_create(ifname, errbuf);
+
+	if (!p)
+		return NULL;
+	if (pcap_activate(p) < 0 || pcap_datalink(p) != DLT_EN10MB) {
+		pcap_close(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void one_line(char *err, size_t errlen, const char *msg)
+{
+	if (!errlen)
+		return;
+	snprintf(err, errlen, "%s", msg);
+	err[strcspn(err, "\r\n")] = '\0';
+}
+
+int filter_compile(const char *expr, const char *ifname,
+		   struct bpf_program *prog, char *err, size_t errlen)
+{
+	pcap_t *p = ifname ? open_live(ifname) : NULL;
+	int ret = 0;
+
+	if (!p)
+		p = pcap_open_dead(DLT_EN10MB, FILTER_SNAPLEN);
+	if (!p) {
+		one_line(err, errlen, "pcap_open_dead failed");
+		return -1;
+	}
+	if (pcap_compile(p, prog, expr, 1, PCAP_NETMASK_UNKNOWN)) {
+		one_line(err, errlen, pcap_geterr(p));
+		ret = -1;
+	}
+	pcap_close(p);
+	return ret;
+}
+
+void filter_free(struct bpf_program *prog)
+{
+	pcap_freecode(prog);
+}

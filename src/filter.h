@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pcap filter expressions compiled by libpcap into classic BPF, for
+ * cbpf_translate().
+ *
+ * <pcap/bpf.h> and <linux/bpf.h> both define struct bpf_insn; this header
+ * renames libpcap's to struct pcap_bpf_insn, so include it (not <pcap.h>)
+ * in files that also include <linux/bpf.h>, in either order.
+ */
+#ifndef EBPFCOUNT_FILTER_H
+#define EBPFCOUNT_FILTER_H
+
+#include <stddef.h>
+#include <linux/filter.h>
+
+#define bpf_insn pcap_bpf_insn
+#include <pcap/pcap.h>
+#undef bpf_insn
+
+/*
+ * Compile expr with optimization and an unknown netmask.  With ifname,
+ * on a live handle of that interface if it activates and is Ethernet:
+ * only then does libpcap emit the ancillary VLAN loads that match on a
+ * Linux socket, where the kernel has moved the outer tag into
+ * skb->vlan_tci (and `ifindex N` compiles).  Otherwise, or with ifname
+ * NULL, for a DLT_EN10MB handle that captures nothing.
+ * Returns 0, or -1 with libpcap's message (one line) in err.
+ */
+int filter_compile(const char *expr, const char *ifname,
+		   struct bpf_program *prog, char *err, size_t errlen);
+void filter_free(struct bpf_program *prog);
+
+/* The classic instructions of prog, as cbpf_translate() takes them. */
+static inline const struct sock_filter *filter_insns(const struct bpf_program *prog)
+{
+	return (const struct sock_filter *)prog->bf_insns;
+}
+
+#endif
