@@ -14,3 +14,22 @@ retry() {
 
 # wait_peer: wait up to 60 s for the peer guest to answer ping
 wait_peer() { retry 60 ping -c 1 -W 1 "$EBPFCOUNT_PEER" >/dev/null 2>&1; }
+
+# quiet_link: wait until eth0 received nothing for 2 s
+quiet_link() {
+	local a b
+	b=$(cat /sys/class/net/eth0/statistics/rx_packets)
+	until [ "$a" = "$b" ]; do
+		a=$b
+		sleep 2
+		b=$(cat /sys/class/net/eth0/statistics/rx_packets)
+	done
+}
+
+# Start signal between the guests that adds no traffic while waiting:
+# the peer runs "wait_go && CMD"; the main guest calls send_go when ready.
+wait_go() { tcpdump -i eth0 -Z root -c 1 -n 'udp dst port 9999' >/dev/null 2>&1; }
+send_go() {
+	craft -q -i eth0 -c 5 -g 1:500000 \
+		"udp4,src=$EBPFCOUNT_SELF,dst=$EBPFCOUNT_PEER,smac=52:54:00:12:34:01,dmac=52:54:00:12:34:02,dport=9999"
+}

@@ -6,16 +6,6 @@
 plan 9
 
 rx() { cat /sys/class/net/eth0/statistics/rx_packets; }
-# quiet: wait until eth0 received nothing for 2 s
-quiet() {
-	local a b
-	b=$(rx)
-	until [ "$a" = "$b" ]; do
-		a=$b
-		sleep 2
-		b=$(rx)
-	done
-}
 # final_total FILE: packets of the "final" JSON object
 final_total() { sed -n 's/.*"final": true.*"total": {"packets": \([0-9]*\).*/\1/p' "$1"; }
 # proto_rows FILE PROTO: packets of the final row of ip.proto PROTO
@@ -25,7 +15,7 @@ final_proto() {
 }
 
 ok "peer answers ping" wait_peer
-quiet
+quiet_link
 rx0=$(rx)
 ebpfcount -i eth0 -F json 'count by ip.proto where inbound' >/tmp/in.json 2>&1 &
 cnt=$!
@@ -37,7 +27,7 @@ retry 10 iperf3 -c "$EBPFCOUNT_PEER" -R -t 3 >/tmp/tcp.txt 2>&1
 ok "iperf3 TCP from the peer" grep -q receiver /tmp/tcp.txt
 iperf3 -c "$EBPFCOUNT_PEER" -R -u -b 20M -t 3 >/tmp/udp.txt 2>&1
 ok "iperf3 UDP from the peer" grep -q receiver /tmp/udp.txt
-quiet
+quiet_link
 rx1=$(rx)
 kill -INT $cnt
 wait $cnt
