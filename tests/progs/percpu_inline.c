@@ -234,13 +234,31 @@ static struct xinfo inspect(int prog_fd, const char *lookup_fn)
 	unsigned long long fn = sym_addr(lookup_fn);
 	unsigned long long helper = sym_addr("bpf_map_lookup_elem");
 	struct xinfo x = { 0 };
+	int fd;
 
-	info.xlated_prog_len = sizeof(xl);
-	info.xlated_prog_insns = (__u64)(unsigned long)xl;
+	/*
+	 * Call targets are hidden from the credentials the fd was opened
+	 * with if they were unprivileged: look at a fresh fd opened as root.
+	 */
 	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len)) {
 		printf("# bpf_obj_get_info_by_fd: %s\n", strerror(errno));
 		return x;
 	}
+	fd = bpf_prog_get_fd_by_id(info.id);
+	if (fd < 0) {
+		printf("# bpf_prog_get_fd_by_id: %s\n", strerror(errno));
+		return x;
+	}
+	memset(&info, 0, sizeof(info));
+	len = sizeof(info);
+	info.xlated_prog_len = sizeof(xl);
+	info.xlated_prog_insns = (__u64)(unsigned long)xl;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		printf("# bpf_obj_get_info_by_fd: %s\n", strerror(errno));
+		close(fd);
+		return x;
+	}
+	close(fd);
 	n = info.xlated_prog_len / sizeof(struct bpf_insn);
 	if (n > sizeof(xl) / sizeof(xl[0]))
 		n = sizeof(xl) / sizeof(xl[0]);
