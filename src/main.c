@@ -223,7 +223,8 @@ static void on_signal(int sig)
 
 static void catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	/* SA_RESTART: a write to a slow reader goes on; the sleep does not. */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

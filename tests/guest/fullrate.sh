@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of tests/vm/70-fullrate.t.  The peer sends paced crafted
+# frames (known counts per protocol), then UDP as fast as it can (craft
+# unpaced, iperf3 -u -b 0 -l 16).  ebpfcount must count exactly: inbound
+# totals equal eth0's receive counter, also with a reader that does not
+# read for seconds and with a key table smaller than the keys.
+. /tests/tap.sh
+. /tests/guest/lib.sh
+plan 9
+
+# final FILE WHAT: from the final JSON object, WHAT = total | overflow
+final() {
+	grep '"final": true' "$1" | sed -n "s/.*\"$2\": {\"packets\": \([0-9]*\).*/\1/p"
+}
+# rows FILE: sum of the packets of the final object's rows
+rows() {
+	grep '"final": true' "$1" | grep -o '"missing": "[a-z]*", "packets": [0-9]*\|[0-9], "packets": [0-9]*' |
+		sed 's/.*: //' | awk '{ s += $1 } END { print s + 0 }'
+}
+proto() {
+	grep '"final": true' "$1" | grep -o "{\"ip.proto\": $2, \"packets\": [0-9]*" | sed 's/.*: //'
+}
+rx() { cat /sys/class/net/eth0/statistics/rx_packets; }
+drops() {
+	cd /sys/class/net/eth0/statistics && echo "dropped $(cat rx_dropped) errors $(cat rx_errors) length $(cat rx_length_errors) over $(cat rx_over_errors) missed $(cat rx_missed_errors)"
+	cd /
+}
+
+ok "peer answers ping" wait_peer
+iperf3 -s -D
+quiet_link
+rx0=$(rx)
+ebpfcount -i eth0 -F json 'count by ip.proto where inbound' >/tmp/all.json 2>&1 &
+p1=$!
+ebpfcount -i eth0 -F json 'count by ip.proto where ether src 52:54:00:12:34:99' >/tmp/sent.json 2>&1 &
+p2=$!
+ebpfcount -i eth0 -F json --max-keys 100 'count by udp.srcport where inbound' >/tmp/max.json 2>&1 &
+p3=$!
+# A reader that reads nothing for 12 s behind a stream of 300-row objects.
+ebpfcount -i eth0 -F json -I 0.2 'count by udp.srcport where inbound' 2>&1 |
+	{ sleep 12; cat >/tmp/slow.json; } &
+p4=$!
+retry 30 test -s /tmp/all.json
+retry 30 test -s /tmp/sent.json
+retry 30 test -s /tmp/max.json
+send_go &
+timeout 300 tcpdump -i eth0 -Z root -c 1 -n 'udp dst port 9998' >/dev/null 2>&1
+quiet_link
+rx1=$(rx)
+kill -INT $p1 $p2 $p3 $(pidof ebpfcount)
+wait
+received=$((rx1 - rx0))
+diag "eth0 received $received packets; $(drops)"
+is "$(final /tmp/all.json total)" "$received" "inbound total equals eth0's receive counter"
+is "$(proto /tmp/sent.json 6)" 2000 "paced TCP frames counted exactly"
+is "$(proto /tmp/sent.json 17)" 3000 "paced UDP frames counted exactly"
+is "$(proto /tmp/sent.json 1)" 500 "paced ICMP frames counted exactly"
+is "$(final /tmp/slow.json total)" "$received" "slow reader: inbound total still exact"
+ovf=$(final /tmp/max.json overflow)
+diag "--max-keys 100: overflow $ovf packets"
+cmp_ok "${ovf:-0}" -gt 0 "--max-keys 100 with 300 source ports overflows"
+is "$(( $(rows /tmp/max.json) + ${ovf:-0} ))" "$received" "rows plus overflow equal the receive counter"
+is "$(final /tmp/max.json total)" "$received" "and so does the total"
+done_testing
