@@ -94,7 +94,8 @@ static void usage(FILE *f)
 		"  --top N       print the N busiest keys per interval\n"
 		"  --max-keys N  bound the key table; keys that do not fit count as overflow\n"
 		"  -d            print the generated eBPF program and exit; -dd as a C array\n"
-		"  -v            print the verifier's log\n"
+		"  -v            print the verifier's log, and per interval the time\n"
+		"                taken to read and print the counters (on stderr)\n"
 		"  --list-fields list the keys\n"
 		"  -h, --help    this help; --version the version\n"
 		"See ebpfcount(8).\n");
@@ -260,6 +261,9 @@ static void run(const struct options *o, struct maps *m, const struct layout *la
 		iv.secs = now(CLOCK_MONOTONIC) - last;
 		last += iv.secs;
 		output_interval(&out, &iv);
+		if (o->verbose)
+			fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
+				n, iv.nrows, (now(CLOCK_MONOTONIC) - last) * 1e3);
 	}
 	report_final(r, &iv);
 	iv.time = now(CLOCK_REALTIME);
