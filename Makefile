@@ -16,7 +16,7 @@ UNITS    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_DEPS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.[ch]))
 PROGS    := $(patsubst tests/progs/%.c,$(B)/bin/%,$(wildcard tests/progs/*.c))
 
-.PHONY: all deps kernel check unit guest demo bench clean
+.PHONY: all deps bench-deps kernel check unit guest demo bench clean
 all: $(B)/bin/ebpfcount $(PROGS)
 
 deps:
@@ -42,6 +42,17 @@ $(B)/obj/main.o: src/main.c $(wildcard src/*.h)
 $(B)/bin/%: tests/progs/%.c $(wildcard tests/progs/*.h src/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/progs $< $(LDLIBS) -o $@
+
+# bench_prog loads ebpfcount's own programs: it links the objects of src/.
+$(B)/bin/bench_prog: tests/progs/bench_prog.c $(OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(OBJS) $(LDLIBS) -o $@
+
+# Hand-written C counterparts of ebpfcount's programs (make bench only).
+BPF_OBJS := $(patsubst tests/bench/c/%.bpf.c,$(B)/bench/%.bpf.o,$(wildcard tests/bench/c/*.bpf.c))
+$(B)/bench/%.bpf.o: tests/bench/c/%.bpf.c $(wildcard tests/bench/c/*.h)
+	@mkdir -p $(@D)
+	clang -O2 -g -target bpf -I/usr/include/$(shell $(CC) -print-multiarch) -Wall -c $< -o $@
 
 # Host unit tests, built twice: plain and under ASan/UBSan.  Helpers in
 # tests/unit (ebpf_vm.c) are #included by the tests that use them.
@@ -69,8 +80,11 @@ demo: deps
 	@$(MAKE) --no-print-directory all kernel
 	@qemu-env/demo.sh
 
-bench: deps
-	@$(MAKE) --no-print-directory all kernel
+bench-deps:
+	@qemu-env/deps.sh clang llvm
+
+bench: deps bench-deps
+	@$(MAKE) --no-print-directory all kernel $(BPF_OBJS)
 	@tests/bench/run
 
 clean:

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages that building, booting and testing need.
 # As root it runs apt-get; otherwise it prints the command and fails.
+#   qemu-env/deps.sh [PKG...]   (with arguments: those packages instead)
 set -eu
 
 PKGS="linux-source-6.1 qemu-system-x86 busybox-static libpcap-dev libbpf-dev
 libelf-dev zlib1g-dev iperf3 iproute2 flex bison bc libssl-dev cpio make gcc
 libc6-dev xz-utils pkg-config tcpdump tshark bpftool perl python3"
+[ $# -gt 0 ] && PKGS="$*"
 
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest benchmark of counting socket filters through BPF_PROG_TEST_RUN
+ * (tests/bench/codegen.sh): ebpfcount's own programs, built by its parser,
+ * code generator and loader (linked from src/), next to programs compiled
+ * from C by clang and loaded with libbpf.
+ *
+ *   bench_prog [-r REPEAT] [-n ROUNDS] CASE...
+ *
+ * CASE is NAME=ebpfcount:EXPRESSION or NAME=FILE.bpf.o (the object's first
+ * program; its counting map is called "counts").  Each case is loaded with
+ * the JIT (bpf_jit_enable=1), then again interpreted (0); in each mode the
+ * cases run in turn, ROUNDS times, on one test frame, REPEAT times per run
+ * (REPEAT/4 interpreted).  One line per case and mode:
+ *
+ *   prog NAME MODE INSNS XLATED JITED NS
+ *
+ * INSNS: instructions loaded; XLATED: instructions after the verifier's
+ * rewrites (bpf_prog_info.xlated_prog_len / 8); JITED: bytes of machine
+ * code (0 interpreted); NS: median ns per packet (wall clock).  Afterwards
+ * every counting map must hold exactly the packets run through it.
+ *
+ * The frame is Ethernet/IPv4/TCP 198.18.0.2:40000 -> 198.18.0.1:443, 60
+ * bytes.  BPF_PROG_TEST_RUN treats the first 14 bytes of its input as an
+ * Ethernet header and shows socket filters the data after it, so 14 more
+ * bytes (EtherType IPv4) go in front: the programs see the frame from L2 at
+ * offset 0, as on a live AF_PACKET socket.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "codegen.h"
+#include "filter.h"
+#include "load.h"
+#include "maps.h"
+#include "parse.h"
+
+#define MAX_CASES 16
+#define MAX_ROUNDS 64
+
+static unsigned char pkt[14 + 60] = {
+	/* what BPF_PROG_TEST_RUN takes for the Ethernet header */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x08, 0x00,
+	/* the frame */
+	0x52, 0x54, 0, 0x12, 0x34, 0x01, 0x52, 0x54, 0, 0x12, 0x34, 0x02, 0x08, 0x00,
+	0x45, 0, 0, 40, 0, 1, 0x40, 0, 64, 6, 0, 0,		/* IPv4, DF, TTL 64, TCP */
+	198, 18, 0, 2, 198, 18, 0, 1,
+	0x9c, 0x40, 0x01, 0xbb, 0, 0, 0, 1, 0, 0, 0, 0,		/* 40000 -> 443 */
+	0x50, 0x02, 0xff, 0xff, 0, 0, 0, 0,			/* SYN */
+};
+
+struct bcase {
+	const char *name;
+	const char *expr;	/* ebpfcount expression, or NULL */
+	const char *obj;	/* clang object, or NULL */
+	/* loaded */
+	int fd, insns;
+	struct query q;
+	struct layout lay;
+	struct emit e;
+	struct maps m;
+	struct bpf_object *bo;
+	int map_fd;
+	unsigned long long runs;
+	double ns[MAX_ROUNDS];
+};
+
+static _Noreturn void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "bench_prog: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+static void set_jit(int on)
+{
+	FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "w");
+
+	if (!f || fputs(on ? "1" : "0", f) < 0 || fclose(f))
+		die("bpf_jit_enable: %s", strerror(errno));
+}
+
+/* ebpfcount's path: parse, pcap filter, layout, codegen, maps, verifier */
+static void load_ebpfcount(struct bcase *c)
+{
+	struct bpf_program filter = { 0 };
+	struct parse_error perr;
+	char err[1024];
+
+	if (parse_query(c->expr, &c->q, &perr))
+		die("%s: %s at column %d", c->expr, perr.msg, perr.pos + 1);
+	if (c->q.filter && filter_compile(c->q.filter, NULL, &filter, err, sizeof(err)))
+		die("%s: %s", c->expr, err);
+	layout_query(&c->q, &c->lay);
+	emit_init(&c->e);
+	if (codegen(&c->q, &c->lay, c->q.filter ? filter_insns(&filter) : NULL, filter.bf_len,
+		    &c->e, err, sizeof(err)))
+		die("%s: %s", c->expr, err);
+	if (c->q.filter)
+		filter_free(&filter);
+	if (maps_create(&c->m, &c->lay, 0, err, sizeof(err)))
+		die("%s: %s", c->expr, err);
+	c->fd = load_program(&c->e, c->m.fd, 0, err, sizeof(err));
+	if (c->fd < 0)
+		die("%s: %s", c->expr, err);
+	c->insns = c->e.len;
+}
+
+static void load_object(struct bcase *c)
+{
+	struct bpf_program *p;
+	struct bpf_map *map;
+
+	c->bo = bpf_object__open_file(c->obj, NULL);
+	if (!c->bo)
+		die("%s: cannot open: %s", c->obj, strerror(errno));
+	if (bpf_object__load(c->bo))
+		die("%s: cannot load: %s", c->obj, strerror(errno));
+	p = bpf_object__next_program(c->bo, NULL);
+	if (!p)
+		die("%s: no program", c->obj);
+	c->fd = bpf_program__fd(p);
+	c->insns = bpf_program__insn_cnt(p);
+	map = bpf_object__find_map_by_name(c->bo, "counts");
+	c->map_fd = map ? bpf_map__fd(map) : -1;
+}
+
+static void unload(struct bcase *c)
+{
+	if (c->expr) {
+		close(c->fd);
+		maps_close(&c->m);
+		emit_free(&c->e);
+	} else {
+		bpf_object__close(c->bo);
+	}
+	c->runs = 0;
+}
+
+static double run_ns(struct bcase *c, int repeat)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, topts, .data_in = pkt, .data_size_in = sizeof(pkt),
+		    .repeat = repeat);
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (bpf_prog_test_run_opts(c->fd, &topts))
+		die("%s: BPF_PROG_TEST_RUN: %s", c->name, strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (topts.retval != 0)
+		die("%s: returned %u, not 0", c->name, topts.retval);
+	c->runs += repeat;
+	/* wall clock rather than topts.duration, which is whole ns */
+	return ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / repeat;
+}
+
+static int add_packets(const unsigned char *key, const struct counter *sum, void *ctx)
+{
+	(void)key;
+	*(unsigned long long *)ctx += sum->packets;
+	return 0;
+}
+
+/* Packets in the counting map: every key, every possible CPU. */
+static unsigned long long counted(struct bcase *c)
+{
+	unsigned long long n = 0;
+	int ncpus = libbpf_num_possible_cpus(), i;
+	struct counter ovf, *vals;
+	unsigned char key[64], next[64];
+	void *prev = NULL;
+
+	if (c->expr) {
+		if (maps_read(&c->m, add_packets, &n, &ovf))
+			die("%s: cannot read the counters", c->name);
+		return n + ovf.packets;
+	}
+	if (c->map_fd < 0)
+		return c->runs;		/* the floor counts nothing */
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		die("out of memory");
+	while (!bpf_map_get_next_key(c->map_fd, prev, next)) {
+		memcpy(key, next, sizeof(key));
+		prev = key;
+		if (bpf_map_lookup_elem(c->map_fd, key, vals))
+			die("%s: map lookup: %s", c->name, strerror(errno));
+		for (i = 0; i < ncpus; i++)
+			n += vals[i].packets;
+	}
+	free(vals);
+	return n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bcase cases[MAX_CASES];
+	int repeat = 1000000, rounds = 5, n = 0, mode, i, r, opt;
+	cpu_set_t set;
+
+	while ((opt = getopt(argc, argv, "r:n:")) != -1) {
+		switch (opt) {
+		case 'r': repeat = atoi(optarg); break;
+		case 'n': rounds = atoi(optarg); break;
+		default: goto usage;
+		}
+	}
+	if (repeat < 4 || rounds < 1 || rounds > MAX_ROUNDS || optind == argc ||
+	    argc - optind > MAX_CASES)
+		goto usage;
+	memset(cases, 0, sizeof(cases));
+	for (i = optind; i < argc; i++, n++) {
+		char *eq = strchr(argv[i], '=');
+
+		if (!eq)
+			goto usage;
+		*eq = '\0';
+		cases[n].name = argv[i];
+		if (!strncmp(eq + 1, "ebpfcount:", 10))
+			cases[n].expr = eq + 11;
+		else
+			cases[n].obj = eq + 1;
+	}
+	libbpf_set_print(quiet);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+
+	for (mode = 1; mode >= 0; mode--) {
+		int rep = mode ? repeat : repeat / 4;
+
+		set_jit(mode);
+		for (i = 0; i < n; i++) {
+			if (cases[i].expr)
+				load_ebpfcount(&cases[i]);
+			else
+				load_object(&cases[i]);
+		}
+		/* warm up: inserts the keys, faults everything in */
+		for (i = 0; i < n; i++)
+			run_ns(&cases[i], 1000);
+		/* interleave the cases so that drift hits them alike */
+		for (r = 0; r < rounds; r++)
+			for (i = 0; i < n; i++)
+				cases[i].ns[r] = run_ns(&cases[i], rep);
+		for (i = 0; i < n; i++) {
+			struct bcase *c = &cases[i];
+			struct bpf_prog_info info = { 0 };
+			__u32 len = sizeof(info);
+			unsigned long long got = counted(c);
+
+			if (bpf_obj_get_info_by_fd(c->fd, &info, &len))
+				die("%s: BPF_OBJ_GET_INFO_BY_FD: %s", c->name, strerror(errno));
+			if (got != c->runs)
+				die("%s: counted %llu packets of %llu run", c->name, got, c->runs);
+			qsort(c->ns, rounds, sizeof(double), cmp_double);
+			printf("prog %s %s %d %u %u %.1f\n", c->name, mode ? "jit" : "interp",
+			       c->insns, info.xlated_prog_len / 8, info.jited_prog_len,
+			       c->ns[rounds / 2]);
+			unload(c);
+		}
+	}
+	set_jit(1);
+	return 0;
+usage:
+	fprintf(stderr, "usage: bench_prog [-r REPEAT] [-n ROUNDS<=%d] NAME=ebpfcount:EXPR|"
+		"NAME=FILE.bpf.o...\n", MAX_ROUNDS);
+	return 2;
+}
