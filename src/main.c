@@ -253,7 +253,10 @@ static void run(const struct options *o, struct maps *m, const struct layout *la
 		die("out of memory");
 	output_begin(&out);
 	for (n = 1; !stop && (!o->count || n <= o->count); n++) {
+		double t0;
+
 		sleep_until(start + n * o->interval);
+		t0 = now(CLOCK_MONOTONIC);
 		err = report_collect(r, m, &iv);
 		if (err)
 			die("cannot read the counters: %s", strerror(-err));
@@ -263,7 +266,7 @@ static void run(const struct options *o, struct maps *m, const struct layout *la
 		output_interval(&out, &iv);
 		if (o->verbose)
 			fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
-				n, iv.nrows, (now(CLOCK_MONOTONIC) - last) * 1e3);
+				n, iv.nrows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
 	}
 	report_final(r, &iv);
 	iv.time = now(CLOCK_REALTIME);
