@@ -109,7 +109,9 @@ static size_t shown(const struct output *o, const struct interval *iv)
 
 static int col_width(const struct key *k)
 {
-	static const int widths[] = { [FMT_MAC] = 17, [FMT_IP4] = 18, [FMT_IP6] = 30 };
+	static const int widths[FMT_TCPFLAGS + 1] = {
+		[FMT_MAC] = 17, [FMT_IP4] = 18, [FMT_IP6] = 30,
+	};
 	int w = widths[k->field->fmt] ? widths[k->field->fmt] : 11;
 	int n = strlen(k->field->name);
 
