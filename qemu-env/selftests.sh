@@ -33,7 +33,7 @@ if ! built; then
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
 	echo "selftests: building $progs from $tree" >&2
-	make -s -C "$tree/tools/testing/selftests/bpf" -j"$jobs" OUTPUT="$tmp/" \
+	make -s -C "$tree/tools/testing/selftests/bpf" -j"$jobs" OUTPUT="$tmp" \
 		$(for p in $progs; do echo "$tmp/$p"; done) >&2 ||
 		die "build in $tree failed"
 	mkdir -p "$out"
