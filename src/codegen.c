@@ -184,6 +184,22 @@ static int needs_l2(const struct gen *g)
 	return needs(g, LAYER_ETH);
 }
 
+/*
+ * The end of a layer's analysis: store its state (in reg) to slot and
+ * copy its header (at register base) to the stack; jumps of trunc mark
+ * the layer truncated; everything ends at done.
+ */
+static void layer_found(struct gen *g, int reg, int slot, int base, int win, int len,
+			int trunc, int done)
+{
+	emit(g->e, BPF_STX_MEM(BPF_DW, FP, reg, slot));
+	load_window(g, base, win, len);
+	emit_goto(g, &done);
+	emit_patch_here(g->e, trunc);
+	emit(g->e, BPF_ST_MEM(BPF_DW, FP, slot, ST_TRUNC));
+	emit_patch_here(g->e, done);
+}
+
 /* r8 = network offset, r0 = EtherType past an inline 802.1Q/802.1ad tag */
 static void ethertype(struct gen *g, int *trunc)
 {
@@ -218,12 +234,7 @@ static void gen_l3(struct gen *g)
 	emit(g->e, BPF_MOV64_IMM(BPF_REG_1, L3_IP6));
 	emit_patch_here(g->e, set);
 	emit_jump(g->e, BPF_JMP_REG(BPF_JLE, R_LEN, R_L3, 0), &trunc);
-	emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_1, SLOT_S3));
-	load_window(g, R_L3, WIN3, WIN3_LEN);
-	emit_goto(g, &done);
-	emit_patch_here(g->e, trunc);
-	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_S3, ST_TRUNC));
-	emit_patch_here(g->e, done);
+	layer_found(g, BPF_REG_1, SLOT_S3, R_L3, WIN3, WIN3_LEN, trunc, done);
 }
 
 /* if r8 + n > frame length goto trunc */
@@ -281,12 +292,7 @@ static void gen_l4(struct gen *g)
 	emit_patch_here(g->e, v6);
 	ip6_transport(g, &trunc);
 	emit_patch_here(g->e, have);
-	emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_S4));
-	load_window(g, R_L4, WIN4, WIN4_LEN);
-	emit_goto(g, &done);
-	emit_patch_here(g->e, trunc);
-	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_S4, ST_TRUNC));
-	emit_patch_here(g->e, done);
+	layer_found(g, BPF_REG_0, SLOT_S4, R_L4, WIN4, WIN4_LEN, trunc, done);
 }
 
 /* Copy a field's bytes into its key slot, then mask them. */
