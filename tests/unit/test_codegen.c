@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The code generator, without a kernel.
+ *
+ * Golden listings: each expression of goldens[] is compiled as
+ * `ebpfcount -d` compiles it (parse_query, filter_compile with no
+ * interface, layout_query, codegen) and its disasm_print() listing must
+ * equal tests/unit/golden/NAME.txt, whose first line names the expression.
+ * After an intended change of the generated code, rewrite them with
+ *
+ *	make unit && UPDATE_GOLDEN=1 build/unit/test_codegen
+ *
+ * and read the diff (git diff tests/unit/golden) before committing it.  The
+ * files are found from the test's own path (build/unit/test_codegen ->
+ * tests/unit/golden); GOLDEN_DIR overrides that.
+ *
+ * Structural checks, on many more expressions (every field, prefixes,
+ * eight keys, where clauses): the program ends with "r0 = 0; exit", every
+ * jump lands forward inside it and never in the middle of a 64-bit load,
+ * stack accesses stay in the 512-byte frame, LD_ABS/LD_IND appear only in
+ * the translated where clause (the program with a where clause is the one
+ * without it plus the filter after the first instruction), and the key
+ * layout is the array for one one-byte key (or none) and an 8-aligned hash
+ * key otherwise.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "codegen.h"
+#include "disasm.h"
+#include "filter.h"
+#include "unit.h"
+
+struct golden {
+	const char *expr;
+	const char *file;	/* under tests/unit/golden, without ".txt" */
+};
+
+static const struct golden goldens[] = {
+	{ "count", "count" },
+	{ "count by ip.proto", "ip.proto" },
+	{ "count by ip.src/24, tcp.dstport", "ip.src-24_tcp.dstport" },
+	{ "count by vlan.id", "vlan.id" },
+	{ "count by ipv6.dst/64", "ipv6.dst-64" },
+	{ "count by tcp.flags, ip.dsfield.dscp", "tcp.flags_ip.dsfield.dscp" },
+	{ "count by frame.len, eth.src", "frame.len_eth.src" },
+	{ "count by ip.proto where tcp port 443", "ip.proto_where_tcp_port_443" },
+};
+
+/* Expressions for the structural checks, besides the goldens and fields. */
+static const char *const exprs[] = {
+	"count by ip.src/1, ip.dst/7, ipv6.src/9, ipv6.dst/127",
+	"count by ip.src/8, ip.dst/16, ipv6.src/63, ipv6.dst/65",
+	"count by eth.src, eth.dst, eth.type, vlan.id, ip.src, ip.dst, ip.proto, ip.ttl",
+	"count by ipv6.src, ipv6.dst, ipv6.nxt, icmpv6.type, udp.srcport, udp.dstport, "
+	"tcp.srcport, tcp.dstport",
+	"count by icmp.type, icmp.code",
+	"count where vlan 42",
+	"count by ip.src where ip6 or arp",
+	"count by udp.dstport where ether src 52:54:00:12:34:99",
+	"count by tcp.flags where tcp[tcpflags] & tcp-syn != 0",
+	"count by ip.src/16 where ip[6:2] & 0x1fff != 0 and not port 22",
+	"count by ipv6.nxt where ip6 and len > 100",
+	"count by eth.type where not (net 198.18.0.0/16 or host 10.0.0.1)",
+	"count by icmp.type where icmp[icmptype] == icmp-echo",
+};
+
+struct prog {
+	struct query q;
+	struct layout lay;
+	struct emit e;
+};
+
+/* Compile expr as ebpfcount -d does; filtered: with its where clause. */
+static int compile(const char *expr, struct prog *p, int filtered, char *err, size_t errlen)
+{
+	struct bpf_program f = { 0 };
+	struct parse_error perr;
+	int ret;
+
+	emit_init(&p->e);
+	if (parse_query(expr, &p->q, &perr)) {
+		snprintf(err, errlen, "parse: %s at %d", perr.msg, perr.pos);
+		return -1;
+	}
+	if (!filtered)
+		p->q.filter = NULL;
+	if (p->q.filter && filter_compile(p->q.filter, NULL, &f, err, errlen))
+		return -1;
+	layout_query(&p->q, &p->lay);
+	ret = codegen(&p->q, &p->lay, p->q.filter ? filter_insns(&f) : NULL, f.bf_len,
+		      &p->e, err, errlen);
+	if (p->q.filter)
+		filter_free(&f);
+	return ret;
+}
+
+/* ---- golden listings ---- */
+
+static char golden_dir[PATH_MAX];
+
+static void find_golden_dir(const char *argv0)
+{
+	char exe[PATH_MAX];
+	const char *env = getenv("GOLDEN_DIR");
+
+	if (env) {
+		snprintf(golden_dir, sizeof(golden_dir), "%s", env);
+		return;
+	}
+	if (!realpath("/proc/self/exe", exe) && !realpath(argv0, exe))
+		snprintf(exe, sizeof(exe), "build/unit/x");
+	/* TOP/build/unit/test_codegen -> TOP/tests/unit/golden */
+	snprintf(golden_dir, sizeof(golden_dir), "%s/tests/unit/golden",
+		 dirname(dirname(dirname(exe))));
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m;
+	int c;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &size);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	fclose(f);
+	return buf;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* The first line of difference, for the diagnostics. */
+static void show_diff(const char *got, const char *want)
+{
+	int line = 1;
+
+	while (*got && *got == *want) {
+		if (*got == '\n')
+			line++;
+		got++, want++;
+	}
+	printf("#   first difference in line %d:\n#   got:  %.*s\n#   want: %.*s\n", line,
+	       (int)strcspn(got, "\n"), got, (int)strcspn(want, "\n"), want);
+}
+
+static void check_golden(const struct golden *g, int update)
+{
+	char path[PATH_MAX + 64], err[256], name[160], *text = NULL, *want;
+	struct prog p;
+	size_t size;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.txt", golden_dir, g->file);
+	snprintf(name, sizeof(name), "'%s': listing equals golden/%s.txt", g->expr, g->file);
+	if (compile(g->expr, &p, 1, err, sizeof(err))) {
+		unit_ok(0, name);
+		printf("#   %s\n", err);
+		emit_free(&p.e);
+		return;
+	}
+	f = open_memstream(&text, &size);
+	fprintf(f, "# ebpfcount -d '%s'\n", g->expr);
+	disasm_print(f, &p.e);
+	fclose(f);
+	if (update && write_file(path, text))
+		printf("#   cannot write %s: %s\n", path, strerror(errno));
+	want = read_file(path);
+	if (!unit_ok(want && !strcmp(text, want), name)) {
+		if (want)
+			show_diff(text, want);
+		else
+			printf("#   cannot read %s (UPDATE_GOLDEN=1 writes it)\n", path);
+	}
+	free(want);
+	free(text);
+	emit_free(&p.e);
+}
+
+/* ---- structural checks ---- */
+
+static int is_jump(const struct bpf_insn *i)
+{
+	int op = BPF_OP(i->code);
+
+	return (BPF_CLASS(i->code) == BPF_JMP || BPF_CLASS(i->code) == BPF_JMP32) &&
+	       op != BPF_CALL && op != BPF_EXIT;
+}
+
+static int is_ld_imm64(const struct bpf_insn *i)
+{
+	return i->code == (BPF_LD | BPF_DW | BPF_IMM);
+}
+
+static int is_packet_load(const struct bpf_insn *i)
+{
+	return BPF_CLASS(i->code) == BPF_LD &&
+	       (BPF_MODE(i->code) == BPF_ABS || BPF_MODE(i->code) == BPF_IND);
+}
+
+static int mem_bytes(const struct bpf_insn *i)
+{
+	static const int bytes[] = { [BPF_W >> 3] = 4, [BPF_H >> 3] = 2,
+				     [BPF_B >> 3] = 1, [BPF_DW >> 3] = 8 };
+
+	return bytes[BPF_SIZE(i->code) >> 3];
+}
+
+/* Is pc the second slot of a 64-bit immediate load? */
+static int second_slot(const struct emit *e, int pc)
+{
+	return pc > 0 && is_ld_imm64(&e->insns[pc - 1]);
+}
+
+/* Jumps forward, inside, onto whole instructions; the end is r0 = 0; exit. */
+static const char *check_flow(const struct emit *e)
+{
+	static char why[96];
+	int pc;
+
+	if (e->len < 3 || e->insns[e->len - 1].code != (BPF_JMP | BPF_EXIT) ||
+	    e->insns[e->len - 2].code != (BPF_ALU64 | BPF_MOV | BPF_K) ||
+	    e->insns[e->len - 2].dst_reg != BPF_REG_0 || e->insns[e->len - 2].imm != 0)
+		return "does not end with r0 = 0; exit";
+	for (pc = 0; pc < e->len; pc++) {
+		const struct bpf_insn *i = &e->insns[pc];
+		int to = pc + 1 + i->off;
+
+		if (is_ld_imm64(i)) {
+			pc++;
+			continue;
+		}
+		if (!is_jump(i))
+			continue;
+		if (i->off < 0 || to >= e->len || second_slot(e, to)) {
+			snprintf(why, sizeof(why), "jump at %d to %d", pc, to);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+/* Stack accesses through r10 stay in [-512, 0). */
+static const char *check_stack(const struct emit *e)
+{
+	static char why[64];
+	int pc;
+
+	for (pc = 0; pc < e->len; pc++) {
+		const struct bpf_insn *i = &e->insns[pc];
+		int class = BPF_CLASS(i->code), reg;
+
+		if (class != BPF_LDX && class != BPF_STX && class != BPF_ST)
+			continue;
+		reg = class == BPF_LDX ? i->src_reg : i->dst_reg;
+		if (reg != BPF_REG_10)
+			continue;
+		if (i->off < -512 || i->off + mem_bytes(i) > 0) {
+			snprintf(why, sizeof(why), "stack access at %d: r10 %+d", pc, i->off);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+static int count_packet_loads(const struct bpf_insn *insns, int from, int to)
+{
+	int n = 0;
+
+	for (; from < to; from++)
+		n += is_packet_load(&insns[from]);
+	return n;
+}
+
+/*
+ * The program with a where clause is the one without it with the filter
+ * inserted after "r6 = r1": the same instructions (jumps are relative),
+ * and the only packet loads are the filter's.
+ */
+static const char *check_where(const char *expr, const struct prog *with)
+{
+	static char why[320];
+	char err[256];
+	struct prog bare;
+	int k, i;
+
+	if (compile(expr, &bare, 0, err, sizeof(err))) {
+		snprintf(why, sizeof(why), "without where: %s", err);
+		emit_free(&bare.e);
+		return why;
+	}
+	k = with->e.len - bare.e.len;
+	if (count_packet_loads(bare.e.insns, 0, bare.e.len))
+		snprintf(why, sizeof(why), "LD_ABS/LD_IND without a where clause");
+	else if (!with->q.filter && k)
+		snprintf(why, sizeof(why), "no where clause, yet %d more instructions", k);
+	else if (with->q.filter && k < 1)
+		snprintf(why, sizeof(why), "the where clause added %d instructions", k);
+	else
+		why[0] = '\0';
+	for (i = 0; !why[0] && i < bare.e.len; i++) {
+		int at = i ? i + k : 0;
+
+		if (memcmp(&with->e.insns[at], &bare.e.insns[i], sizeof(struct bpf_insn)))
+			snprintf(why, sizeof(why), "instruction %d differs from %d without where",
+				 at, i);
+	}
+	emit_free(&bare.e);
+	return why[0] ? why : NULL;
+}
+
+static int round8(int n)
+{
+	return (n + 7) & ~7;
+}
+
+/* One one-byte key (or none): the array; else the 8-aligned hash key. */
+static const char *check_layout(const struct query *q, const struct layout *lay)
+{
+	int one_byte = q->nkeys == 1 && q->keys[0].field->width == 1 && !q->keys[0].prefix;
+	int i, end = 8;
+
+	if (lay->array != (q->nkeys == 0 || one_byte))
+		return "array layout chosen wrongly";
+	if (lay->nkeys != q->nkeys)
+		return "nkeys";
+	if (lay->array && lay->key_size != 4)
+		return "array key is not 4 bytes";
+	if (lay->array && lay->max_entries != (q->nkeys ? ARRAY_ABSENT + 2 : 1))
+		return "array entries";
+	if (!lay->array && (lay->key_size != lay->row_size || lay->max_entries))
+		return "hash key size or entries";
+	if (q->nkeys > 8)
+		return "more status bytes than fit before the first value";
+	for (i = 0; i < q->nkeys; i++) {
+		if (lay->val_off[i] != end || lay->val_off[i] % 8)
+			return "value offsets not packed 8-aligned after the status bytes";
+		end += round8(q->keys[i].field->width);
+	}
+	if (lay->row_size != end || lay->row_size % 8 || lay->row_size > 8 + 16 * MAX_KEYS)
+		return "row size";
+	return NULL;
+}
+
+static void check_structure(const char *expr)
+{
+	const char *why;
+	char err[256], name[200];
+	struct prog p;
+
+	snprintf(name, sizeof(name), "'%s': compiles", expr);
+	if (!unit_ok(!compile(expr, &p, 1, err, sizeof(err)) && !p.e.err, name)) {
+		printf("#   %s\n", err);
+		emit_free(&p.e);
+		return;
+	}
+	why = check_flow(&p.e);
+	if (!why)
+		why = check_stack(&p.e);
+	if (!why)
+		why = check_where(expr, &p);
+	if (!why)
+		why = check_layout(&p.q, &p.lay);
+	snprintf(name, sizeof(name), "'%s': structure (%d insns)", expr, p.e.len);
+	if (!unit_ok(!why, name))
+		printf("#   %s\n", why);
+	emit_free(&p.e);
+}
+
+/* Array entries map back to hash-layout keys for the printers. */
+static void check_array_keys(void)
+{
+	unsigned char key[16];
+	struct layout lay;
+	struct prog p;
+	char err[64];
+	int ok;
+
+	compile("count by ip.proto", &p, 0, err, sizeof(err));
+	lay = p.lay;
+	layout_key_from_index(&lay, 6, key);
+	ok = key[0] == KEY_PRESENT && key[lay.val_off[0]] == 6;
+	layout_key_from_index(&lay, 255, key);
+	ok &= key[0] == KEY_PRESENT && key[lay.val_off[0]] == 255;
+	layout_key_from_index(&lay, ARRAY_ABSENT, key);
+	ok &= key[0] == KEY_ABSENT && key[lay.val_off[0]] == 0;
+	layout_key_from_index(&lay, ARRAY_ABSENT + 1, key);
+	ok &= key[0] == KEY_TRUNCATED && key[lay.val_off[0]] == 0;
+	unit_ok(ok, "layout_key_from_index: value, absent and truncated entries");
+	emit_free(&p.e);
+
+	compile("count", &p, 0, err, sizeof(err));
+	memset(key, 0xff, sizeof(key));
+	layout_key_from_index(&p.lay, 0, key);
+	unit_ok(p.lay.row_size == 8 && !key[0], "layout_key_from_index: 'count' has one zero key");
+	emit_free(&p.e);
+}
+
+/*
+ * A where clause too large for the program gives an error, not a crash:
+ * 4095 classic loads (libpcap's optimizer takes minutes to make one).
+ */
+static void check_too_large(void)
+{
+	static struct sock_filter f[BPF_MAXINSNS];
+	struct parse_error perr;
+	char err[256];
+	struct prog p;
+	int i, ret;
+
+	for (i = 0; i < BPF_MAXINSNS - 1; i++)
+		f[i] = (struct sock_filter){ BPF_LD | BPF_H | BPF_ABS, 0, 0, 12 };
+	f[BPF_MAXINSNS - 1] = (struct sock_filter){ BPF_RET | BPF_K, 0, 0, 0xffff };
+	parse_query("count by ip.proto", &p.q, &perr);
+	layout_query(&p.q, &p.lay);
+	emit_init(&p.e);
+	ret = codegen(&p.q, &p.lay, f, BPF_MAXINSNS, &p.e, err, sizeof(err));
+	if (!unit_ok(ret == -1 && p.e.err == -E2BIG && strstr(err, "program too large"),
+		     "a where clause of 4095 loads: 'program too large'"))
+		printf("#   ret %d, len %d, err %d '%s'\n", ret, p.e.len, p.e.err, ret ? err : "");
+	emit_free(&p.e);
+}
+
+/* -dd: one C initializer per instruction slot. */
+static void check_listing_c(void)
+{
+	char err[64], *text = NULL;
+	struct prog p;
+	size_t size;
+	int lines = 0;
+	FILE *f;
+
+	compile("count by ip.src/24, tcp.dstport", &p, 1, err, sizeof(err));
+	f = open_memstream(&text, &size);
+	disasm_print_c(f, &p.e);
+	fclose(f);
+	for (size_t i = 0; i < size; i++)
+		lines += text[i] == '\n';
+	unit_ok(lines == p.e.len && !strncmp(text, "{ 0xbf,  6,  1,      0, 0x00000000 },\n", 38),
+		"disasm_print_c: one line per slot, r6 = r1 first");
+	free(text);
+	emit_free(&p.e);
+}
+
+int main(int argc, char **argv)
+{
+	const char *update = getenv("UPDATE_GOLDEN");
+	const struct field *tab;
+	char expr[96];
+	size_t i;
+	int n, j;
+
+	(void)argc;
+	find_golden_dir(argv[0]);
+	for (i = 0; i < sizeof(goldens) / sizeof(goldens[0]); i++)
+		check_golden(&goldens[i], update && *update && strcmp(update, "0"));
+	for (i = 0; i < sizeof(goldens) / sizeof(goldens[0]); i++)
+		check_structure(goldens[i].expr);
+	for (i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++)
+		check_structure(exprs[i]);
+	tab = field_table(&n);
+	for (j = 0; j < n; j++) {
+		snprintf(expr, sizeof(expr), "count by %s", tab[j].name);
+		check_structure(expr);
+		snprintf(expr, sizeof(expr), "count by %s where tcp or udp", tab[j].name);
+		check_structure(expr);
+	}
+	check_array_keys();
+	check_too_large();
+	check_listing_c();
+	return unit_done();
+}
