@@ -6,10 +6,10 @@
 # alternately (stock patched stock patched ...) and the figure that counts is
 # the median over rounds of the per-round ratio patched/stock.
 #
-#   tests/bench/percpu.sh       (BENCH_ROUNDS=4, BENCH_REPEAT=1000000)
+#   tests/bench/percpu.sh       (BENCH_ROUNDS=6, BENCH_REPEAT=1000000)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-rounds=${BENCH_ROUNDS:-4}
+rounds=${BENCH_ROUNDS:-6}
 repeat=${BENCH_REPEAT:-1000000}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -25,11 +25,18 @@ python3 - "$work/all" <<'PY'
 import collections, statistics, sys
 ns = collections.defaultdict(dict)          # (prog, mode, kernel) -> {round: ns}
 for line in open(sys.argv[1]):
-    r, k, prog, mode, v = line.split()
-    ns[(prog, mode, k)][r] = float(v)
+    r, k, prog, mode, best, _median = line.split()
+    ns[(prog, mode, k)][r] = float(best)
 progs = ["empty", "array_proto", "hash_src", "lru_src"]
-print("%-12s %-6s %10s %10s %14s %18s" % ("program", "mode", "stock ns", "patched ns",
-      "patched/stock", "ratios per round"))
+med = statistics.median
+
+def rel(p, mode, k):
+    """per boot: ns of p minus ns of the empty filter of the same boot"""
+    a, e = ns.get((p, mode, k), {}), ns.get(("empty", mode, k), {})
+    return {r: a[r] - e[r] for r in a if r in e}
+
+print("%-12s %-6s %9s %9s %9s %12s %12s" % ("program", "mode", "stock", "patched",
+      "p/s", "stock-floor", "patched-floor"))
 for mode in ("jit", "interp"):
     for p in progs:
         s, q = ns.get((p, mode, "stock"), {}), ns.get((p, mode, "patched"), {})
@@ -38,16 +45,22 @@ for mode in ("jit", "interp"):
             print("%-12s %-6s   (no data)" % (p, mode))
             continue
         ratios = [q[r] / s[r] for r in rs]
-        print("%-12s %-6s %10.1f %10.1f %14.3f   %s" % (p, mode,
-              statistics.median(s.values()), statistics.median(q.values()),
-              statistics.median(ratios), " ".join("%.2f" % x for x in ratios)))
-print("(ns: median over rounds; patched/stock: median of the per-round ratios)")
+        line = "%-12s %-6s %9.1f %9.1f %9.3f" % (p, mode, med(s.values()),
+                                                 med(q.values()), med(ratios))
+        if p != "empty":
+            rs_, rq = rel(p, mode, "stock"), rel(p, mode, "patched")
+            line += " %12.1f %12.1f   net p/s %.3f" % (med(rs_.values()), med(rq.values()),
+                    med([rq[r] / rs_[r] for r in rs if r in rq and r in rs_ and rs_[r] > 0]))
+        print(line + "   [" + " ".join("%.2f" % x for x in ratios) + "]")
+print("ns/packet: median over boots of the fastest of 5 runs per boot; p/s: median")
+print("of the per-round ratios patched/stock [listed]; -floor: minus the empty")
+print("filter of the same boot, net p/s: median of the per-round ratios of those")
 for k in ("stock", "patched"):
     parts = []
     for p in progs:
         j, i = ns.get((p, "jit", k), {}), ns.get((p, "interp", k), {})
         rs = sorted(set(j) & set(i))
         if rs:
-            parts.append("%s %.2f" % (p, statistics.median([j[r] / i[r] for r in rs])))
+            parts.append("%s %.2f" % (p, med([j[r] / i[r] for r in rs])))
     print("%s jit/interp: %s" % (k, ", ".join(parts)))
 PY

@@ -11,8 +11,9 @@
  * each with the JIT (bpf_jit_enable=1) and interpreted (0).  These are
  * hand-written equivalents of ebpfcount's "count by" programs: load the
  * field with LD_ABS, look it up, add 1 to the per-CPU u64, insert it when
- * missing.  Prints one line per case: "bench PROG MODE NS", NS being the
- * median over ROUNDS runs of REPEAT packets.
+ * missing.  Prints one line per case: "bench PROG MODE MIN MEDIAN", the
+ * fastest and the median of ROUNDS runs of REPEAT packets, in ns/packet
+ * (other load on the host only ever adds time, so MIN is the steadier).
  *
  *   bench_percpu [REPEAT [ROUNDS]]     (defaults 1000000 and 5)
  */
@@ -173,8 +174,8 @@ int main(int argc, char **argv)
 				t[p][r] = run_ns(fds[p], mode ? repeat : repeat / 4);
 		for (p = 0; p < 4; p++) {
 			qsort(t[p], rounds, sizeof(double), cmp_double);
-			printf("bench %s %s %.1f\n", names[p], mode ? "jit" : "interp",
-			       t[p][rounds / 2]);
+			printf("bench %s %s %.1f %.1f\n", names[p],
+			       mode ? "jit" : "interp", t[p][0], t[p][rounds / 2]);
 			close(fds[p]);
 		}
 	}
