@@ -154,8 +154,9 @@ static void human_row(struct output *o, const unsigned char *key, const char *la
 
 static void human_header(struct output *o, const struct interval *iv)
 {
+	long long ms = (long long)(iv->time * 1000 + 0.5);	/* as %.3f rounds */
+	time_t t = ms / 1000;
 	char when[32];
-	time_t t = iv->time;
 	int i;
 
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
@@ -164,7 +165,7 @@ static void human_header(struct output *o, const struct interval *iv)
 			iv->total.packets, iv->total.bytes);
 	else
 		fprintf(o->f, "%s.%03d  %.3f s  %llu packets  %llu bytes\n", when,
-			(int)((iv->time - t) * 1000), iv->secs, iv->total.packets, iv->total.bytes);
+			(int)(ms % 1000), iv->secs, iv->total.packets, iv->total.bytes);
 	for (i = 0; i < o->q->nkeys; i++)
 		fprintf(o->f, "  %-*s", col_width(&o->q->keys[i]), o->q->keys[i].field->name);
 	if (!o->q->nkeys)
