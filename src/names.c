@@ -56,6 +56,7 @@ void tcpflags_str(unsigned int flags, char *buf, size_t size)
 	static const struct tok bits[] = {
 		{ 0x002, "S" }, { 0x001, "F" }, { 0x004, "R" }, { 0x008, "P" },
 		{ 0x010, "." }, { 0x020, "U" }, { 0x040, "E" }, { 0x080, "W" },
+		{ 0x100, "e" },
 	};
 	size_t i, len = 0;
 
@@ -63,6 +64,8 @@ void tcpflags_str(unsigned int flags, char *buf, size_t size)
 	for (i = 0; i < sizeof(bits) / sizeof(bits[0]) && len + 2 < size; i++)
 		if (flags & bits[i].v)
 			buf[len++] = bits[i].s[0], buf[len] = '\0';
-	if (!len)
+	if (!len && flags)
+		snprintf(buf, size, "0x%04x", flags);	/* reserved bits only */
+	else if (!len)
 		snprintf(buf, size, "none");
 }

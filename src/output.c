@@ -64,7 +64,7 @@ static void fmt_number(const struct output *o, const struct field *f, unsigned l
 
 	if (s)
 		snprintf(buf, size, "%s", s);
-	else if (f->fmt == FMT_HEX && st == STYLE_HUMAN)
+	else if ((f->fmt == FMT_HEX || f->fmt == FMT_TCPFLAGS) && st == STYLE_HUMAN)
 		snprintf(buf, size, "0x%04llx", v);
 	else
 		snprintf(buf, size, "%llu", v);
