@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.c without maps: report_collect() reads the counters through
+ * maps_read(), which needs bpf(2), so this test compiles report.c itself
+ * with maps_read renamed to fake_maps_read (a table of cumulative
+ * counters) and its public functions renamed so that they do not clash
+ * with build/obj/report.o, which the Makefile links in too.
+ *
+ * Checked: the first interval gives the counters themselves, later ones
+ * the differences, keys that did not move are left out, new keys appear,
+ * rows are sorted by packets, bytes, then key, the total is rows plus
+ * overflow, the final figures are the counters since start, the table
+ * grows past its first 1024 slots, and a read error is returned.
+ */
+#define maps_read fake_maps_read
+#define report_new test_report_new
+#define report_free test_report_free
+#define report_collect test_report_collect
+#define report_final test_report_final
+#include "../../src/report.c"
+
+#include <stdio.h>
+
+#include "unit.h"
+
+#define MAXE 3000
+
+/* What the fake map holds: cumulative counters per key. */
+static struct {
+	unsigned char key[16];
+	struct counter c;
+} map[MAXE];
+static int map_n, map_err;
+static struct counter map_overflow;
+
+int fake_maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overflow)
+{
+	int i;
+
+	(void)m;
+	if (map_err)
+		return map_err;
+	for (i = 0; i < map_n; i++)
+		if (fn(map[i].key, &map[i].c, ctx))
+			return -ECANCELED;
+	*overflow = map_overflow;
+	return 0;
+}
+
+/* Key of a 'count by udp.dstport' row: status byte, then the port. */
+static void set(int i, unsigned int port, unsigned long long packets, unsigned long long bytes)
+{
+	memset(map[i].key, 0, sizeof(map[i].key));
+	map[i].key[8] = port >> 8;
+	map[i].key[9] = port;
+	map[i].c = (struct counter){ packets, bytes };
+	if (i >= map_n)
+		map_n = i + 1;
+}
+
+static unsigned int port_of(const struct row *r)
+{
+	return r->key[8] << 8 | r->key[9];
+}
+
+/* The rows as "port:packets/bytes ...", then "| overflow | total". */
+static void rows_text(const struct interval *iv, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < iv->nrows && len < size; i++)
+		len += snprintf(buf + len, size - len, "%u:%llu/%llu ", port_of(&iv->rows[i]),
+				iv->rows[i].c.packets, iv->rows[i].c.bytes);
+	if (len < size)
+		snprintf(buf + len, size - len, "| %llu/%llu | %llu/%llu%s", iv->overflow.packets,
+			 iv->overflow.bytes, iv->total.packets, iv->total.bytes,
+			 iv->final ? " final" : "");
+}
+
+static void expect(struct report *r, int final, const char *want, const char *name)
+{
+	struct interval iv;
+	char buf[512];
+
+	if (final) {
+		report_final(r, &iv);
+	} else if (report_collect(r, NULL, &iv)) {
+		unit_ok(0, name);
+		return;
+	}
+	rows_text(&iv, buf, sizeof(buf));
+	unit_streq(buf, want, name);
+}
+
+static void check_deltas(const struct layout *lay)
+{
+	struct report *r = report_new(lay);
+
+	map_n = 0;
+	map_overflow = (struct counter){ 0, 0 };
+	set(0, 53, 10, 1000);
+	set(1, 443, 20, 3000);
+	set(2, 80, 10, 2000);
+	set(3, 22, 10, 1000);
+	expect(r, 0, "443:20/3000 80:10/2000 22:10/1000 53:10/1000 | 0/0 | 50/7000",
+	       "first interval: the counters, by packets, bytes, then key");
+
+	set(0, 53, 15, 1500);
+	set(4, 123, 1, 90);
+	map_overflow = (struct counter){ 2, 120 };
+	expect(r, 0, "53:5/500 123:1/90 | 2/120 | 8/710",
+	       "second: differences; still keys left out; a new key");
+
+	expect(r, 0, "| 0/0 | 0/0", "third: nothing moved, no rows");
+
+	set(1, 443, 21, 3100);
+	map_overflow = (struct counter){ 3, 180 };
+	expect(r, 0, "443:1/100 | 1/60 | 2/160", "fourth: overflow differences");
+
+	expect(r, 1, "443:21/3100 53:15/1500 80:10/2000 22:10/1000 123:1/90 | 3/180 | 60/7870 final",
+	       "final: counters since start, every key");
+	report_free(r);
+}
+
+static void check_growth(const struct layout *lay)
+{
+	struct report *r = report_new(lay);
+	unsigned long long packets = 0;
+	struct interval iv;
+	int i, ok = 1;
+
+	map_n = 0;
+	map_overflow = (struct counter){ 0, 0 };
+	for (i = 0; i < MAXE; i++)
+		set(i, i, i + 1, 100);
+	ok = !report_collect(r, NULL, &iv) && iv.nrows == MAXE;
+	for (i = 0; ok && i < MAXE; i++) {
+		ok = port_of(&iv.rows[i]) == (unsigned int)(MAXE - 1 - i) &&
+		     iv.rows[i].c.packets == (unsigned long long)(MAXE - i);
+		packets += iv.rows[i].c.packets;
+	}
+	ok = ok && packets == iv.total.packets && iv.total.bytes == 100ULL * MAXE;
+	unit_ok(ok, "3000 keys: the table grows, every row once, sorted");
+
+	for (i = 0; i < MAXE; i += 2)
+		set(i, i, i + 2, 150);
+	ok = !report_collect(r, NULL, &iv) && iv.nrows == MAXE / 2 &&
+	     iv.total.packets == MAXE / 2 && iv.total.bytes == 50ULL * MAXE / 2;
+	unit_ok(ok, "3000 keys: the next interval, half of them moved");
+	report_free(r);
+}
+
+static void check_error(const struct layout *lay)
+{
+	struct report *r = report_new(lay);
+	struct interval iv;
+
+	map_err = -EPERM;
+	unit_ok(report_collect(r, NULL, &iv) == -EPERM, "a read error is returned");
+	map_err = 0;
+	report_free(r);
+}
+
+int main(void)
+{
+	struct parse_error perr;
+	struct layout lay;
+	struct query q;
+
+	parse_query("count by udp.dstport", &q, &perr);
+	layout_query(&q, &lay);
+	unit_ok(lay.row_size == 16 && lay.val_off[0] == 8, "udp.dstport rows: 16 bytes, port at 8");
+	check_deltas(&lay);
+	check_growth(&lay);
+	check_error(&lay);
+	return unit_done();
+}
