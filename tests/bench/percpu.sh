@@ -55,12 +55,19 @@ for mode in ("jit", "interp"):
 print("ns/packet: median over boots of the fastest of 5 runs per boot; p/s: median")
 print("of the per-round ratios patched/stock [listed]; -floor: minus the empty")
 print("filter of the same boot, net p/s: median of the per-round ratios of those")
+def ji(p, k):
+    """per boot: JIT ns / interpreter ns (the interpreted lookup is the
+    same code on both kernels, so it cancels the drift of each boot)"""
+    j, i = ns.get((p, "jit", k), {}), ns.get((p, "interp", k), {})
+    return {r: j[r] / i[r] for r in j if r in i}
 for k in ("stock", "patched"):
-    parts = []
-    for p in progs:
-        j, i = ns.get((p, "jit", k), {}), ns.get((p, "interp", k), {})
-        rs = sorted(set(j) & set(i))
-        if rs:
-            parts.append("%s %.2f" % (p, med([j[r] / i[r] for r in rs])))
-    print("%s jit/interp: %s" % (k, ", ".join(parts)))
+    print("%s jit/interp: %s" % (k, ", ".join("%s %.3f" % (p, med(ji(p, k).values()))
+                                               for p in progs if ji(p, k))))
+parts = []
+for p in progs:
+    a, b = ji(p, "stock"), ji(p, "patched")
+    rs = sorted(set(a) & set(b))
+    if rs:
+        parts.append("%s %.3f" % (p, med([b[r] / a[r] for r in rs])))
+print("patched/stock of jit/interp (median of per-round ratios): " + ", ".join(parts))
 PY
