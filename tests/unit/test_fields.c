@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generated programs run in ebpf_vm: what they count, without a kernel.
+ *
+ * Without arguments, a TAP test on frames built here, of what no decoder
+ * can tell: every run returns 0 (nothing is queued to the socket) and
+ * never traps, the where clause drops packets, gso_segs counts wire
+ * packets, keys that do not fit in a bounded hash go to the overflow
+ * counter, array entries for absent and truncated keys, vlan.id from the
+ * skb metadata and from an inline tag.
+ *
+ * With arguments, the helper of tests/host/50-vm-count.t:
+ *
+ *	test_fields [-m MAX_KEYS] FILE.pcap EXPRESSION
+ *
+ * runs the program of EXPRESSION over every frame of FILE.pcap as a
+ * Linux packet socket sees it (an outer 802.1Q/802.1ad tag moved into
+ * skb->vlan_tci, as the kernel does on receive) and prints the counts
+ * as `ebpfcount -F csv` prints its final figures.  Exit status 1 and a
+ * message on stderr if anything fails.
+ */
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ebpf_vm.c"
+#include "codegen.h"
+#include "filter.h"
+#include "output.h"
+#include "unit.h"
+
+#define FD_COUNTS	3
+#define FD_OVERFLOW	4
+#define DEFAULT_KEYS	4096
+#define FRAME_MAX	2048
+
+struct prog {
+	struct query q;
+	struct layout lay;
+	struct emit e;
+};
+
+struct counts {
+	struct row rows[DEFAULT_KEYS + 2 + 1];
+	unsigned char keys[DEFAULT_KEYS + 2 + 1][8 + 16 * MAX_KEYS];
+	struct interval iv;
+	int traps, nonzero;	/* runs that trapped or returned non-zero */
+	char why[256];		/* the first trap */
+};
+
+/* Compile expr as ebpfcount does (no interface), maps at FD_COUNTS... */
+static int build(const char *expr, struct prog *p, char *err, size_t errlen)
+{
+	const int fds[NR_MAPS] = { [MAP_COUNTS] = FD_COUNTS, [MAP_OVERFLOW] = FD_OVERFLOW };
+	struct bpf_program f = { 0 };
+	struct parse_error perr;
+	int ret;
+
+	emit_init(&p->e);
+	if (parse_query(expr, &p->q, &perr)) {
+		snprintf(err, errlen, "%s at %d", perr.msg, perr.pos);
+		return -1;
+	}
+	if (p->q.filter && filter_compile(p->q.filter, NULL, &f, err, errlen))
+		return -1;
+	layout_query(&p->q, &p->lay);
+	ret = codegen(&p->q, &p->lay, p->q.filter ? filter_insns(&f) : NULL, f.bf_len,
+		      &p->e, err, errlen);
+	if (p->q.filter)
+		filter_free(&f);
+	if (!ret)
+		codegen_relocate(p->e.insns, p->e.len, fds);
+	return ret;
+}
+
+/* Fresh maps as maps_create() makes them; a hash of max_keys entries. */
+static int make_maps(const struct layout *lay, unsigned int max_keys)
+{
+	vm_reset();
+	if (vm_map_add(FD_COUNTS, lay->array ? BPF_MAP_TYPE_PERCPU_ARRAY : BPF_MAP_TYPE_PERCPU_HASH,
+		       lay->key_size, sizeof(struct counter),
+		       lay->array ? (unsigned int)lay->max_entries : max_keys))
+		return -1;
+	return vm_map_add(FD_OVERFLOW, BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(struct counter), 1);
+}
+
+/*
+ * The frame as a packet socket sees it: an outer VLAN tag moved to the
+ * skb, the frame 4 bytes shorter.  buf holds the frame when it changes.
+ */
+static void to_skb(const unsigned char *frame, unsigned int len, unsigned char *buf,
+		   struct vm_skb *skb)
+{
+	unsigned int type = len >= 14 ? frame[12] << 8 | frame[13] : 0;
+
+	memset(skb, 0, sizeof(*skb));
+	skb->data = frame;
+	skb->len = len;
+	if ((type == ETH_P_8021Q || type == ETH_P_8021AD) && len >= 18 && len <= FRAME_MAX) {
+		memmove(buf, frame, 12);
+		memmove(buf + 12, frame + 16, len - 16);
+		skb->data = buf;
+		skb->len = len - 4;
+		skb->vlan_present = 1;
+		skb->vlan_tci = frame[14] << 8 | frame[15];
+		skb->vlan_proto = htons(type);
+	}
+	if (skb->len >= 14)
+		skb->protocol = htons(skb->data[12] << 8 | skb->data[13]);
+}
+
+static void run(const struct prog *p, const struct vm_skb *skb, struct counts *c)
+{
+	long r = vm_run(p->e.insns, p->e.len, skb);
+
+	if (r == VM_TRAP && !c->traps++)
+		snprintf(c->why, sizeof(c->why), "%s", vm_error());
+	else if (r)
+		c->nonzero++;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->c.packets != y->c.packets)
+		return x->c.packets < y->c.packets ? 1 : -1;
+	if (x->c.bytes != y->c.bytes)
+		return x->c.bytes < y->c.bytes ? 1 : -1;
+	return memcmp(x->key, y->key, 8 + 16 * MAX_KEYS);
+}
+
+/* The maps as report_final() would give them: rows, overflow, total. */
+static void collect(const struct layout *lay, struct counts *c)
+{
+	struct interval *iv = &c->iv;
+	const struct counter *v;
+	const void *key;
+	void *val;
+	__u32 zero = 0;
+	int i, n = vm_map_count(FD_COUNTS);
+
+	memset(iv, 0, sizeof(*iv));
+	memset(c->keys, 0, sizeof(c->keys));
+	iv->final = 1;
+	iv->rows = c->rows;
+	for (i = 0; i < n && iv->nrows < DEFAULT_KEYS + 2; i++) {
+		unsigned char *k = c->keys[iv->nrows];
+
+		vm_map_entry(FD_COUNTS, i, &key, &val);
+		v = val;
+		if (!v->packets && !v->bytes)
+			continue;
+		if (lay->array)
+			layout_key_from_index(lay, *(const __u32 *)key, k);
+		else
+			memcpy(k, key, lay->key_size);
+		c->rows[iv->nrows++] = (struct row){ k, *v };
+		iv->total.packets += v->packets;
+		iv->total.bytes += v->bytes;
+	}
+	qsort(c->rows, iv->nrows, sizeof(c->rows[0]), cmp_rows);
+	v = vm_map_lookup(FD_OVERFLOW, &zero);
+	iv->overflow = *v;
+	iv->total.packets += v->packets;
+	iv->total.bytes += v->bytes;
+}
+
+/* The CSV of the final figures, without the time columns. */
+static char *csv(const struct prog *p, const struct counts *c)
+{
+	struct output o = { .q = &p->q, .lay = &p->lay };
+	char *text = NULL, *out, *s, *d;
+	size_t size;
+
+	output_init(&o, "csv");
+	o.f = open_memstream(&text, &size);
+	output_begin(&o);
+	output_interval(&o, &c->iv);
+	fclose(o.f);
+	/* "0.000,0.000,1,row,..." -> "row,..." and the header alike */
+	out = malloc(size + 1);
+	for (s = text, d = out; *s; ) {
+		int skip = strncmp(s, "time,interval,final,", 20) ? 14 : 20;
+
+		s += skip;
+		while (*s && *s != '\n')
+			*d++ = *s++;
+		if (*s)
+			*d++ = *s++;
+	}
+	*d = '\0';
+	free(text);
+	return out;
+}
+
+/* ---- helper mode ---- */
+
+static int helper(const char *file, const char *expr, unsigned int max_keys)
+{
+	static unsigned char buf[FRAME_MAX];
+	static struct counts c;
+	char err[PCAP_ERRBUF_SIZE + 256], *text;
+	const unsigned char *frame;
+	struct pcap_pkthdr *h;
+	struct vm_skb skb;
+	struct prog p;
+	pcap_t *pc;
+	int ret;
+
+	if (build(expr, &p, err, sizeof(err)) || make_maps(&p.lay, max_keys)) {
+		fprintf(stderr, "test_fields: '%s': %s\n", expr, err);
+		return 1;
+	}
+	pc = pcap_open_offline(file, err);
+	if (!pc) {
+		fprintf(stderr, "test_fields: %s\n", err);
+		return 1;
+	}
+	while ((ret = pcap_next_ex(pc, &h, &frame)) == 1) {
+		to_skb(frame, h->caplen, buf, &skb);
+		run(&p, &skb, &c);
+	}
+	pcap_close(pc);
+	if (c.traps || c.nonzero) {
+		fprintf(stderr, "test_fields: %d runs trapped (%s), %d returned non-zero\n",
+			c.traps, c.why, c.nonzero);
+		return 1;
+	}
+	collect(&p.lay, &c);
+	text = csv(&p, &c);
+	fputs(text, stdout);
+	free(text);
+	emit_free(&p.e);
+	return ret == PCAP_ERROR_BREAK ? 0 : 1;
+}
+
+/* ---- frames for the TAP test ---- */
+
+struct fspec {
+	const char *what;	/* "udp 53", "tcp 443", "arp", "frag", "ip6 hop" */
+	unsigned int vlan;	/* 0, or TCI of an inline 802.1Q tag */
+	unsigned int skb_vlan;	/* 0, or TCI of a tag moved to the skb */
+	unsigned int cut;	/* keep this many bytes, 0 all */
+	unsigned int gso_segs;
+};
+
+static unsigned int put16(unsigned char *b, unsigned int at, unsigned int v)
+{
+	b[at] = v >> 8;
+	b[at + 1] = v;
+	return at + 2;
+}
+
+/* A small frame for f into b; its length. */
+static unsigned int make_frame(const struct fspec *f, unsigned char *b)
+{
+	static const unsigned char macs[12] = { 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2 };
+	unsigned int n = 12, port = 0, l4;
+	int ip6 = !strncmp(f->what, "ip6", 3), tcp = !strncmp(f->what, "tcp", 3);
+
+	memset(b, 0, 128);
+	memcpy(b, macs, 12);
+	if (f->vlan) {
+		n = put16(b, n, ETH_P_8021Q);
+		n = put16(b, n, f->vlan);
+	}
+	if (!strcmp(f->what, "arp")) {
+		n = put16(b, n, ETH_P_ARP);
+		return n + 28;
+	}
+	n = put16(b, n, ip6 ? ETH_P_IPV6 : ETH_P_IP);
+	sscanf(f->what + strcspn(f->what, "0123456789"), "%u", &port);
+	if (ip6) {
+		b[n] = 0x60;
+		b[n + 6] = 0;			/* hop-by-hop, then UDP */
+		b[n + 8 + 15] = 2;
+		b[n + 24 + 15] = 1;
+		l4 = n + 40;
+		b[l4] = IPPROTO_UDP;
+		l4 += 8;
+		b[l4 + 3] = 53;
+		return l4 + 8;
+	}
+	b[n] = 0x45;
+	b[n + 8] = 64;
+	b[n + 9] = tcp ? IPPROTO_TCP : IPPROTO_UDP;
+	if (!strcmp(f->what, "frag"))
+		put16(b, n + 6, 185);		/* a later fragment */
+	b[n + 12] = 198, b[n + 13] = 18, b[n + 14] = 7, b[n + 15] = 9;
+	b[n + 16] = 198, b[n + 17] = 18, b[n + 18] = 0, b[n + 19] = 1;
+	l4 = n + 20;
+	put16(b, l4, 40000);
+	put16(b, l4 + 2, port);
+	if (!tcp)
+		return l4 + 8;
+	b[l4 + 12] = 5 << 4;
+	b[l4 + 13] = 0x02;
+	return l4 + 20;
+}
+
+struct tcase {
+	const char *expr;
+	unsigned int max_keys;	/* 0: DEFAULT_KEYS */
+	struct fspec frames[8];
+	const char *want;	/* CSV as csv() gives it */
+};
+
+#define F(...) { .what = __VA_ARGS__ }
+
+static const struct tcase tcases[] = {
+	{ "count", 0, { F("udp 53", .gso_segs = 5), F("arp") },
+	  "kind,missing,packets,bytes\n"
+	  "row,,6,84\n"
+	  "overflow,,0,0\n"
+	  "total,,6,84\n" },
+	{ "count by udp.dstport", 2,
+	  { F("udp 1"), F("udp 2"), F("udp 2"), F("udp 3"), F("udp 3"), F("udp 4") },
+	  "kind,udp.dstport,missing,packets,bytes\n"
+	  "row,2,,2,84\n"
+	  "row,1,,1,42\n"
+	  "overflow,,,3,126\n"
+	  "total,,,6,252\n" },
+	{ "count by ip.proto", 0,
+	  { F("tcp 443"), F("tcp 80"), F("udp 53"), F("arp"), F("tcp 443", .cut = 20),
+	    F("tcp 443", .cut = 14) },
+	  "kind,ip.proto,missing,packets,bytes\n"
+	  "row,6,,2,108\n"
+	  "row,,truncated,2,34\n"
+	  "row,17,,1,42\n"
+	  "row,,absent,1,42\n"
+	  "overflow,,,0,0\n"
+	  "total,,,6,226\n" },
+	{ "count by ip.proto where udp or arp", 0,
+	  { F("tcp 443"), F("udp 53"), F("arp"), F("tcp 443", .cut = 20) },
+	  "kind,ip.proto,missing,packets,bytes\n"
+	  "row,17,,1,42\n"
+	  "row,,absent,1,42\n"
+	  "overflow,,,0,0\n"
+	  "total,,,2,84\n" },
+	{ "count by vlan.id, udp.dstport", 0,
+	  { F("udp 53", .skb_vlan = 0xa02a), F("udp 53", .vlan = 0x002a), F("udp 53"),
+	    F("udp 53", .vlan = 7, .cut = 15) },
+	  "kind,vlan.id,udp.dstport,missing,packets,bytes\n"
+	  "row,42,53,,2,88\n"
+	  "row,,53,absent,1,42\n"
+	  "row,,,truncated,1,15\n"
+	  "overflow,,,,0,0\n"
+	  "total,,,,4,145\n" },
+	{ "count by ip.src/24, ip.proto, tcp.dstport", 0,
+	  { F("tcp 443"), F("frag"), F("tcp 443", .cut = 35) },
+	  "kind,ip.src,ip.proto,tcp.dstport,missing,packets,bytes\n"
+	  "row,198.18.7.0/24,6,443,,1,54\n"
+	  "row,198.18.7.0/24,17,,absent,1,42\n"
+	  "row,198.18.7.0/24,6,,truncated,1,35\n"
+	  "overflow,,,,,0,0\n"
+	  "total,,,,,3,131\n" },
+	{ "count by ipv6.nxt, udp.dstport", 0, { F("ip6 hop") },
+	  "kind,ipv6.nxt,udp.dstport,missing,packets,bytes\n"
+	  "row,0,,absent,1,70\n"
+	  "overflow,,,,0,0\n"
+	  "total,,,,1,70\n" },
+};
+
+static void check_case(const struct tcase *t)
+{
+	static struct counts c;
+	unsigned char frame[128];
+	struct vm_skb skb;
+	struct prog p;
+	char err[256], name[160], *text;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	if (build(t->expr, &p, err, sizeof(err)) ||
+	    make_maps(&p.lay, t->max_keys ? t->max_keys : DEFAULT_KEYS)) {
+		unit_ok(0, t->expr);
+		printf("#   %s\n", err);
+		return;
+	}
+	for (i = 0; i < 8 && t->frames[i].what; i++) {
+		const struct fspec *f = &t->frames[i];
+		unsigned int len = make_frame(f, frame);
+
+		/* tags stay inline here; skb_vlan puts one in the skb */
+		memset(&skb, 0, sizeof(skb));
+		skb.data = frame;
+		skb.len = f->cut && f->cut < len ? f->cut : len;
+		skb.protocol = htons(frame[12] << 8 | frame[13]);
+		skb.gso_segs = f->gso_segs;
+		if (f->skb_vlan) {
+			skb.vlan_present = 1;
+			skb.vlan_tci = f->skb_vlan;
+			skb.vlan_proto = htons(ETH_P_8021Q);
+		}
+		run(&p, &skb, &c);
+	}
+	snprintf(name, sizeof(name), "'%s': %d runs return 0, none traps", t->expr, i);
+	if (!unit_ok(!c.traps && !c.nonzero, name))
+		printf("#   %d traps (%s), %d non-zero\n", c.traps, c.why, c.nonzero);
+	collect(&p.lay, &c);
+	text = csv(&p, &c);
+	snprintf(name, sizeof(name), "'%s': counts", t->expr);
+	unit_streq(text, t->want, name);
+	free(text);
+	emit_free(&p.e);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int max_keys = DEFAULT_KEYS;
+	size_t i;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "m:")) != -1) {
+		if (opt != 'm' || atoi(optarg) < 1 || atoi(optarg) > DEFAULT_KEYS) {
+			fprintf(stderr, "usage: test_fields [-m MAX_KEYS] FILE.pcap EXPRESSION\n");
+			return 2;
+		}
+		max_keys = atoi(optarg);
+	}
+	if (optind + 2 == argc)
+		return helper(argv[optind], argv[optind + 1], max_keys);
+	if (optind != argc) {
+		fprintf(stderr, "usage: test_fields [-m MAX_KEYS] FILE.pcap EXPRESSION\n");
+		return 2;
+	}
+	for (i = 0; i < sizeof(tcases) / sizeof(tcases[0]); i++)
+		check_case(&tcases[i]);
+	return unit_done();
+}
