@@ -57,7 +57,7 @@ const struct field *field_table(int *n)
 
 int field_masked(const struct field *f, int byte)
 {
-	return byte < 2 && f->mask[byte] != 0;
+	return byte < 2 && f->mask[byte] != 0 && f->mask[byte] != 0xff;
 }
 
 uint64_t field_value(const struct field *f, const uint8_t *bytes)

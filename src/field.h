@@ -41,7 +41,7 @@ struct field {
 	enum layer layer;
 	uint8_t off;		/* byte offset in its layer's header */
 	uint8_t width;		/* bytes taken from the frame */
-	uint8_t mask[2];	/* mask of the first two bytes (0 = 0xff) */
+	uint8_t mask[2];	/* mask of the first two bytes (0 or 0xff: none) */
 	uint8_t shift;		/* right shift of the value when printed */
 	uint8_t max_prefix;	/* prefix length allowed (0: none) */
 	enum fmt fmt;

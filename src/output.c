@@ -110,7 +110,7 @@ static size_t shown(const struct output *o, const struct interval *iv)
 static int col_width(const struct key *k)
 {
 	static const int widths[FMT_TCPFLAGS + 1] = {
-		[FMT_MAC] = 17, [FMT_IP4] = 18, [FMT_IP6] = 30,
+		[FMT_MAC] = 17, [FMT_IP4] = 18, [FMT_IP6] = 43,
 	};
 	int w = widths[k->field->fmt] ? widths[k->field->fmt] : 11;
 	int n = strlen(k->field->name);
@@ -183,7 +183,8 @@ static void human_interval(struct output *o, const struct interval *iv)
 	for (i = 0; i < shown(o, iv); i++)
 		human_row(o, iv->rows[i].key, NULL, &iv->rows[i].c, secs);
 	if (shown(o, iv) < iv->nrows)
-		fprintf(o->f, "  (%zu more keys)\n", iv->nrows - shown(o, iv));
+		fprintf(o->f, "  (%zu more %s)\n", iv->nrows - shown(o, iv),
+			iv->nrows - shown(o, iv) == 1 ? "key" : "keys");
 	if (iv->overflow.packets || iv->overflow.bytes)
 		human_row(o, NULL, "(overflow)", &iv->overflow, secs);
 	fputc('\n', o->f);

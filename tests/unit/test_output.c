@@ -147,7 +147,7 @@ static const struct ocase cases[] = {
 	  "05:40:56.280  1.002 s  16 packets  1560 bytes\n"
 	  "  ip.src              tcp.dstport      packets          bytes         rate       bit rate\n"
 	  "  198.18.0.0/24       https                 10           1000       10 pps    7.98 kbit/s\n"
-	  "  (1 more keys)\n"
+	  "  (1 more key)\n"
 	  "  (overflow)                                 1             60        1 pps      479 bit/s\n"
 	  "\n" },
 	{ "human -n: numbers, final without rates",
@@ -176,9 +176,9 @@ static const struct ocase cases[] = {
 	{ "human: IPv6, MAC, large rates", "count by ipv6.src, eth.src", "human", 0, 0, 0,
 	  { ROW(2500000, 3000000000ULL, "2001:db8::1", "52:54:00:12:34:99") }, { 0, 0 },
 	  "05:40:56.280  1.002 s  2500000 packets  3000000000 bytes\n"
-	  "  ipv6.src                        eth.src                packets          bytes"
+	  "  ipv6.src                                     eth.src                packets          bytes"
 	  "         rate       bit rate\n"
-	  "  2001:db8::1                     52:54:00:12:34:99      2500000     3000000000"
+	  "  2001:db8::1                                  52:54:00:12:34:99      2500000     3000000000"
 	  "    2.50 Mpps   23.95 Gbit/s\n"
 	  "\n" },
 };
