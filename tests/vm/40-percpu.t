@@ -6,20 +6,6 @@
 # slot counts exactly that CPU's packets on both kernels, in every mode.
 . "$(dirname "$0")/lib.sh"
 
-# import PREFIX: re-emit the guest's TAP lines as results of this test
-import() {
-	local line
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) _tap_result 0 "$1${line#ok * - }" ;;
-		"not ok "*) _tap_result 1 "$1${line#not ok * - }" ;;
-		"#"*) echo "$line" ;;
-		"1.."*) ;;
-		*) echo "# $line" ;;
-		esac
-	done
-}
-
 for k in patched stock; do
 	want=no
 	[ "$k" = patched ] && want=yes

@@ -9,9 +9,8 @@ craft -q -i eth0 -g 0:0 "udp4,n=100000,sportrange=300,dport=7"
 iperf3 -c 198.18.0.1 -u -b 0 -l 16 -t 3 >/dev/null
 craft -q -i eth0 -c 3 udp4,dport=9998
 sleep 600'
-rc=0
 for k in stock patched; do
-	echo "# kernel: $k"
-	vm --kernel "$k" --peer "$peer" -- sh /tests/guest/fullrate.sh | sed "s/^\(not \)\{0,1\}ok [0-9]*/& [$k]/" || rc=1
+	vm_tap "$k: " --kernel "$k" --peer "$peer" -- sh /tests/guest/fullrate.sh
 done
-exit $rc
+plan "$tap_n"
+done_testing
