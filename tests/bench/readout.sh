@@ -59,8 +59,9 @@ for k, j in kernels:
     for n in [0] + sizes:
         nrows, ms, hwm, rss = rows[(k, j, n)]
         grow = ("%10.2f %9.2f" % (ms / prev[1], hwm / prev[2])) if prev else "%10s %9s" % ("", "")
-        print("%-8s %-3s %7d %7d %7.1f ms %9.1f %6.1f MB %s" % (k, "on" if j == "1" else "off",
-              n, nrows, ms, ms * 1e3 / max(nrows, 1), hwm / 1024, grow))
+        print("%-8s %-3s %7d %7d %7.1f ms %9s %6.1f MB %s" % (k, "on" if j == "1" else "off",
+              n, nrows, ms, "%.1f" % (ms * 1e3 / nrows) if n and nrows else "-", hwm / 1024,
+              grow))
         prev = (n, ms, hwm) if n else None
 print("rows: keys in the interval (distinct sources that arrived, plus this guest's own);"
       " read+print: ebpfcount -v's\nfigure for that interval (sources 0: an idle interval);"
