@@ -16,7 +16,6 @@ extension header are absent; a key cut off by the end of the frame is
 first keys seen get rows, the others count as overflow.
 """
 import collections
-import ipaddress
 import os
 import subprocess
 import sys
@@ -25,6 +24,7 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests"))
 import tap  # noqa: E402
+from tshark_ref import frame_specs, keys_of, l4_hidden, normal  # noqa: E402
 
 CRAFT = os.path.join(TOP, "build/bin/craft")
 HELPERS = [os.path.join(TOP, "build/unit-san/test_fields"),
@@ -92,37 +92,12 @@ EXPRS = [
 BOUNDED = [("count by ip.src, udp.srcport", 3), ("count by ipv6.src, tcp.dstport", 2)]
 
 
-def frame_specs():
-    """The SPECS index of each frame, in the order craft writes them."""
-    out = []
-    for i, (s, _) in enumerate(SPECS):
-        n = [int(o[2:]) for o in s.split(",") if o.startswith("n=")]
-        out += [i] * (n[0] if n else 1)
-    return out
 
 
-def keys_of(expr):
-    expr = expr.split(" where ", 1)[0]
-    if " by " not in expr:
-        return []
-    return [k.strip() for k in expr.split(" by ", 1)[1].split(",")]
 
 
-def normal(field, value):
-    """tshark's text for a field as ebpfcount's CSV writes it."""
-    _, _, prefix = field.partition("/")
-    if value == "":
-        return "-"
-    if prefix:
-        return str(ipaddress.ip_network(value + "/" + prefix, strict=False))
-    if value.startswith("0x"):
-        return str(int(value, 16))
-    return value
 
 
-def l4_hidden(spec, field):
-    """Fields behind an IPv6 extension header: ebpfcount counts them absent."""
-    return "ext=" in spec and field.split(".")[0] in ("tcp", "udp", "icmpv6")
 
 
 def tshark(pcap, fields, display=None):
@@ -144,7 +119,7 @@ def decoded(pcap, expr, display):
     tells truncated ("!") from absent, as the counts map does."""
     keys = keys_of(expr)
     fields = [k.split("/")[0] for k in keys] + ["frame.len", "vlan.etype"]
-    specs = frame_specs()
+    specs = frame_specs(SPECS)
     out = []
     for number, vals in tshark(pcap, fields, display):
         si = specs[number - 1]

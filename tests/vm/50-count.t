@@ -11,7 +11,6 @@ packets and bytes.  Where ebpfcount knows more than tshark prints (an
 absent versus a truncated field), the spec table says what to expect.
 """
 import collections
-import ipaddress
 import os
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests"))
 import tap  # noqa: E402
+from tshark_ref import frame_specs, keys_of, l4_hidden, normal, skb_len  # noqa: E402
 
 KERNEL = os.environ.get("EBPFCOUNT_KERNEL", "patched")
 SMAC = "52:54:00:12:34:99"
@@ -70,41 +70,14 @@ def specs():
     return [s + ",smac=" + SMAC for s, _ in SPECS]
 
 
-def frame_specs():
-    """The SPECS index of each frame, in the order craft sends them."""
-    out = []
-    for i, (s, _) in enumerate(SPECS):
-        n = [int(o[2:]) for o in s.split(",") if o.startswith("n=")]
-        out += [i] * (n[0] if n else 1)
-    return out
 
 
-def keys_of(expr):
-    if " by " not in expr:
-        return []
-    return [k.strip() for k in expr.split(" by ", 1)[1].split(",")]
 
 
-def normal(field, value):
-    """tshark's text for a field as ebpfcount's CSV writes it."""
-    name, _, prefix = field.partition("/")
-    if value == "":
-        return "-"
-    if prefix:
-        return str(ipaddress.ip_network(value + "/" + prefix, strict=False))
-    if value.startswith("0x"):
-        return str(int(value, 16))
-    return value
 
 
-def l4_hidden(spec, field):
-    """Fields behind an IPv6 extension header: ebpfcount counts them absent."""
-    return "ext=" in spec and field.split(".")[0] in ("tcp", "udp", "icmpv6")
 
 
-def skb_len(spec, frame_len):
-    """The kernel moves a received VLAN tag out of the frame (FACTS.md)."""
-    return frame_len - 4 if "vlan=" in spec else frame_len
 
 
 def expected(pcap, expr):
@@ -116,7 +89,7 @@ def expected(pcap, expr):
         cmd += ["-e", f]
     lines = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()
     rows = collections.defaultdict(lambda: [0, 0])
-    for line, si in zip(lines, frame_specs()):
+    for line, si in zip(lines, frame_specs(SPECS)):
         vals = line.split("\t")
         spec = SPECS[si][0]
         nbytes = skb_len(spec, int(vals[-1]))
@@ -133,7 +106,7 @@ def expected(pcap, expr):
 def expected_truncated(expr):
     keys = [k.split("/")[0] for k in keys_of(expr)]
     n = 0
-    for si in frame_specs():
+    for si in frame_specs(SPECS):
         if any(k in SPECS[si][1] for k in keys):
             n += 1
     return n
