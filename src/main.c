@@ -19,6 +19,7 @@
 
 #include "attach.h"
 #include "codegen.h"
+#include "compile.h"
 #include "disasm.h"
 #include "filter.h"
 #include "load.h"
@@ -191,21 +192,18 @@ struct program {
 
 static void compile(const struct options *o, struct program *p)
 {
-	struct bpf_program filter = { 0 };
 	struct parse_error perr;
 	char err[512];
 
 	if (parse_query(o->expr, &p->q, &perr))
 		die_at(o->expr, perr.pos, perr.msg);
-	if (p->q.filter && filter_compile(p->q.filter, o->ifname, &filter, err, sizeof(err)))
-		die_at(o->expr, p->q.filter_pos, err);
-	layout_query(&p->q, &p->lay);
 	emit_init(&p->e);
-	if (codegen(&p->q, &p->lay, p->q.filter ? filter_insns(&filter) : NULL, filter.bf_len,
-		    &p->e, err, sizeof(err)))
+	switch (compile_query(&p->q, o->ifname, &p->lay, &p->e, err, sizeof(err))) {
+	case 1:
+		die_at(o->expr, p->q.filter_pos, err);
+	case -1:
 		die("cannot generate the program: %s", err);
-	if (p->q.filter)
-		filter_free(&filter);
+	}
 }
 
 static double now(clockid_t clk)

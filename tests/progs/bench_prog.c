@@ -38,6 +38,7 @@
 #include <bpf/libbpf.h>
 
 #include "codegen.h"
+#include "compile.h"
 #include "filter.h"
 #include "load.h"
 #include "maps.h"
@@ -96,21 +97,14 @@ static void set_jit(int on)
 /* ebpfcount's path: parse, pcap filter, layout, codegen, maps, verifier */
 static void load_ebpfcount(struct bcase *c)
 {
-	struct bpf_program filter = { 0 };
 	struct parse_error perr;
 	char err[1024];
 
 	if (parse_query(c->expr, &c->q, &perr))
 		die("%s: %s at column %d", c->expr, perr.msg, perr.pos + 1);
-	if (c->q.filter && filter_compile(c->q.filter, NULL, &filter, err, sizeof(err)))
-		die("%s: %s", c->expr, err);
-	layout_query(&c->q, &c->lay);
 	emit_init(&c->e);
-	if (codegen(&c->q, &c->lay, c->q.filter ? filter_insns(&filter) : NULL, filter.bf_len,
-		    &c->e, err, sizeof(err)))
+	if (compile_query(&c->q, NULL, &c->lay, &c->e, err, sizeof(err)))
 		die("%s: %s", c->expr, err);
-	if (c->q.filter)
-		filter_free(&filter);
 	if (maps_create(&c->m, &c->lay, 0, err, sizeof(err)))
 		die("%s: %s", c->expr, err);
 	c->fd = load_program(&c->e, c->m.fd, 0, err, sizeof(err));

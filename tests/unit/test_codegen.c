@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "codegen.h"
+#include "compile.h"
 #include "disasm.h"
 #include "filter.h"
 #include "unit.h"
@@ -79,9 +80,7 @@ struct prog {
 /* Compile expr as ebpfcount -d does; filtered: with its where clause. */
 static int compile(const char *expr, struct prog *p, int filtered, char *err, size_t errlen)
 {
-	struct bpf_program f = { 0 };
 	struct parse_error perr;
-	int ret;
 
 	emit_init(&p->e);
 	if (parse_query(expr, &p->q, &perr)) {
@@ -90,14 +89,7 @@ static int compile(const char *expr, struct prog *p, int filtered, char *err, si
 	}
 	if (!filtered)
 		p->q.filter = NULL;
-	if (p->q.filter && filter_compile(p->q.filter, NULL, &f, err, errlen))
-		return -1;
-	layout_query(&p->q, &p->lay);
-	ret = codegen(&p->q, &p->lay, p->q.filter ? filter_insns(&f) : NULL, f.bf_len,
-		      &p->e, err, errlen);
-	if (p->q.filter)
-		filter_free(&f);
-	return ret;
+	return compile_query(&p->q, NULL, &p->lay, &p->e, err, errlen) ? -1 : 0;
 }
 
 /* ---- golden listings ---- */

@@ -26,6 +26,7 @@
 
 #include "ebpf_vm.c"
 #include "codegen.h"
+#include "compile.h"
 #include "filter.h"
 #include "output.h"
 #include "unit.h"
@@ -53,25 +54,17 @@ struct counts {
 static int build(const char *expr, struct prog *p, char *err, size_t errlen)
 {
 	const int fds[NR_MAPS] = { [MAP_COUNTS] = FD_COUNTS, [MAP_OVERFLOW] = FD_OVERFLOW };
-	struct bpf_program f = { 0 };
 	struct parse_error perr;
-	int ret;
 
 	emit_init(&p->e);
 	if (parse_query(expr, &p->q, &perr)) {
 		snprintf(err, errlen, "%s at %d", perr.msg, perr.pos);
 		return -1;
 	}
-	if (p->q.filter && filter_compile(p->q.filter, NULL, &f, err, errlen))
+	if (compile_query(&p->q, NULL, &p->lay, &p->e, err, errlen))
 		return -1;
-	layout_query(&p->q, &p->lay);
-	ret = codegen(&p->q, &p->lay, p->q.filter ? filter_insns(&f) : NULL, f.bf_len,
-		      &p->e, err, errlen);
-	if (p->q.filter)
-		filter_free(&f);
-	if (!ret)
-		codegen_relocate(p->e.insns, p->e.len, fds);
-	return ret;
+	codegen_relocate(p->e.insns, p->e.len, fds);
+	return 0;
 }
 
 /* Fresh maps as maps_create() makes them; a hash of max_keys entries. */
