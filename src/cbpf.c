@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cbpf.h"
+#include "frame.h"
 
 #define REG_A	BPF_REG_0
 #define REG_X	BPF_REG_7
@@ -57,6 +58,8 @@ struct cbpf {
 	unsigned int need;	/* state read before written: zero it first */
 	int accept;
 	int reject;
+	enum frame_mode mode;
+	int len_reg;
 	char *err;
 	size_t errlen;
 };
@@ -433,10 +436,12 @@ static void emit_ld(struct cbpf *c, const struct sock_filter *s)
 		if (is_anc(s->k))
 			emit_anc(c, anc_of(s->k));
 		else
-			emit(c->e, INSN(s->code, 0, 0, 0, s->k));
+			frame_load_checked(c->e, c->mode, BPF_SIZE(s->code), -1, s->k,
+					   c->len_reg, &c->reject);
 		break;
 	default:
-		emit(c->e, INSN(s->code, 0, REG_X, 0, s->k));
+		frame_load_checked(c->e, c->mode, BPF_SIZE(s->code), REG_X, s->k,
+				   c->len_reg, &c->reject);
 		break;
 	}
 }
@@ -445,7 +450,7 @@ static void emit_ld(struct cbpf *c, const struct sock_filter *s)
 static void emit_msh(struct cbpf *c, const struct sock_filter *s)
 {
 	emit(c->e, BPF_MOV64_REG(REG_TMP, REG_A));
-	emit(c->e, INSN(BPF_LD | BPF_B | BPF_ABS, 0, 0, 0, s->k));
+	frame_load_checked(c->e, c->mode, BPF_B, -1, s->k, c->len_reg, &c->reject);
 	emit(c->e, BPF_ALU32_IMM(BPF_AND, REG_A, 0xf));
 	emit(c->e, BPF_ALU32_IMM(BPF_LSH, REG_A, 2));
 	emit(c->e, BPF_MOV32_REG(REG_X, REG_A));
@@ -624,11 +629,11 @@ static int emit_all(struct cbpf *c, int *reject)
 }
 
 int cbpf_translate(struct emit *e, const struct sock_filter *f, unsigned int n,
-		   int *reject, char *err, size_t errlen)
+		   enum frame_mode mode, int len_reg, int *reject, char *err, size_t errlen)
 {
 	struct cbpf c = {
 		.e = e, .f = f, .n = n, .accept = NO_JUMP, .reject = NO_JUMP,
-		.err = err, .errlen = errlen,
+		.mode = mode, .len_reg = len_reg, .err = err, .errlen = errlen,
 	};
 	int ret = check(&c);
 

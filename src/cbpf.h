@@ -3,10 +3,10 @@
  * Classic BPF (as pcap_compile() emits it for DLT_EN10MB) to eBPF.
  *
  * Register use of the emitted code: A is R0, X is R7, R8 is scratch (and
- * keeps A across the LD_ABS of BPF_LDX|BPF_MSH); R6 holds the context
+ * keeps A across the load of BPF_LDX|BPF_MSH); R6 holds the context
  * (struct __sk_buff *) on entry and is preserved, as LD_ABS/LD_IND need.
- * R0-R5 and R7-R9 are clobbered.  Classic scratch memory M[k] lives in the
- * stack at CBPF_MEM_OFF + 4 * k.
+ * R0-R5, R7 and R8 are clobbered.  Classic scratch memory M[k] lives in
+ * the stack at CBPF_MEM_OFF + 4 * k.  Packet loads go through frame.h.
  */
 #ifndef EBPFCOUNT_CBPF_H
 #define EBPFCOUNT_CBPF_H
@@ -15,6 +15,7 @@
 #include <linux/filter.h>
 
 #include "emit.h"
+#include "frame.h"
 
 /* The caller keeps [CBPF_MEM_OFF, 0) of the stack free for M[0..15]. */
 #define CBPF_MEM_OFF (-64)
@@ -24,14 +25,16 @@
  * packets (RET #k with k != 0, RET A with A != 0) fall through to the
  * code emitted next; rejected ones jump to the patch list *reject, which
  * the caller patches (jumps are appended to whatever *reject holds).
- * A load beyond the packet end ends the eBPF program with return 0, as
- * in classic BPF.
+ * A load beyond the packet end rejects the packet, as in classic BPF:
+ * in FRAME_WINDOW mode the caller has copied the window (frame_copy())
+ * and holds the frame length in len_reg, which is preserved; an LD_ABS
+ * past the end ends the program with return 0.
  *
  * Returns 0, or a negative errno with a one-line message in err: -EINVAL
  * for a program that is malformed or uses what eBPF cannot express here
  * (then nothing has been emitted), e->err when the buffer failed.
  */
 int cbpf_translate(struct emit *e, const struct sock_filter *f, unsigned int n,
-		   int *reject, char *err, size_t errlen);
+		   enum frame_mode mode, int len_reg, int *reject, char *err, size_t errlen);
 
 #endif

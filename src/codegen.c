@@ -2,21 +2,23 @@
 /*
  * Code generator; see codegen.h.  The program, in order:
  *
- *   r6 = ctx; the where filter (rejects jump to "out")
+ *   r6 = ctx; copy the frame's first bytes to the stack (frame.h)
+ *   the where filter (rejects jump to "out")
  *   r7 = frame length; zero the key
- *   L2: copy frame bytes [0, 18) to the stack; L3: find the EtherType
- *       (past an inline VLAN tag), r8 = network offset, copy 40 bytes of
- *       the network header; L4: r9 = transport offset, copy 16 bytes
- *   one block per key field: status byte + value bytes in the key
+ *   L3: the EtherType (past an inline VLAN tag), r8 = network offset;
+ *   L4: the protocol, r9 = transport offset
+ *   one block per key field: its value into the key, or its status
  *   look the key up, add gso_segs (at least 1) and the length; a hash key
  *   seen for the first time is inserted, one that does not fit is counted
  *   in the overflow map
  *   out: return 0
  *
- * Packets are read with bpf_skb_load_bytes() into stack windows, never
- * with LD_ABS, whose short read would end the program and lose the packet
- * from the count; a field that lies past the end of the frame is counted
- * as truncated instead.
+ * Every read of the frame is preceded by a check of the frame length
+ * against its end, and a field past the end is counted as truncated.  The
+ * reads themselves go to the copy on the stack, or are LD_ABS/LD_IND (and
+ * bpf_skb_load_bytes() for addresses) when the verifier would refuse
+ * variable-offset stack reads: a short LD_ABS would end the program and
+ * lose the packet from the count, which the checks rule out.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -25,27 +27,25 @@
 
 #include "cbpf.h"
 #include "codegen.h"
+#include "frame.h"
 
 /* The stack frame, offsets from r10; [CBPF_MEM_OFF, 0) is the filter's. */
 enum {
 	SLOT_S3 = -72,		/* network layer: L3_IP4, L3_IP6, ST_ABSENT, ST_TRUNC */
 	SLOT_S4 = -80,		/* transport protocol number, ST_ABSENT, ST_TRUNC */
 	SLOT_IDX = -88,		/* array index, overflow key */
-	WIN2 = -112,		/* frame bytes [0, 18) */
-	WIN3 = -152,		/* network header, 40 bytes */
-	WIN4 = -168,		/* transport header, 16 bytes */
-	SLOT_VAL = -184,	/* struct counter of a new hash entry */
-	KEY_END = -184,		/* the key ends here */
+	SLOT_VAL = -104,	/* struct counter of a new hash entry */
+	KEY_END = -104,		/* the key ends here */
 };
-enum { WIN2_LEN = 18, WIN3_LEN = 40, WIN4_LEN = 16 };
 enum { L3_IP4 = 4, L3_IP6 = 6, ST_ABSENT = 0x100, ST_TRUNC = 0x101 };
 
-/* Registers that live across helper calls. */
-#define R_CTX BPF_REG_6
+/* Registers that live across helper calls and LD_ABS. */
+#define R_CTX BPF_REG_6		/* LD_ABS wants the skb here */
 #define R_LEN BPF_REG_7		/* frame length; bytes to add */
 #define R_L3 BPF_REG_8		/* network header offset; segments to add */
 #define R_L4 BPF_REG_9		/* transport header offset */
 #define FP BPF_REG_10
+#define FRAME (-1)		/* base "register" of a field at a fixed offset */
 
 #define SKB_FIELD(f) ((int)offsetof(struct __sk_buff, f))
 #define CNT_PACKETS ((int)offsetof(struct counter, packets))
@@ -55,6 +55,8 @@ struct gen {
 	struct emit *e;
 	const struct query *q;
 	const struct layout *lay;
+	enum frame_mode mode;
+	int win_len;		/* bytes of the frame copied to the window */
 	int key;		/* offset of the key buffer from r10 */
 	int out;		/* jumps to "return 0" */
 };
@@ -70,26 +72,35 @@ static int array_key(const struct query *q)
 	       (q->nkeys == 1 && q->keys[0].field->width == 1 && !q->keys[0].prefix);
 }
 
+/* Values of one and two bytes are stored as such, wider ones as words. */
+static int value_align(int width)
+{
+	return width < 4 ? width : 4;
+}
+
 void layout_query(const struct query *q, struct layout *lay)
 {
-	int i, off = 8;
+	int i, off = q->nkeys;
 
 	memset(lay, 0, sizeof(*lay));
 	lay->nkeys = q->nkeys;
 	for (i = 0; i < q->nkeys; i++) {
+		int a = value_align(q->keys[i].field->width);
+
+		off = (off + a - 1) / a * a;
 		lay->val_off[i] = off;
-		off += round8(q->keys[i].field->width);
+		off += q->keys[i].field->width;
 	}
 	lay->array = array_key(q);
-	lay->row_size = off;
-	lay->key_size = lay->array ? 4 : off;
+	lay->row_size = off < 4 ? 4 : (off + 3) & ~3;
+	lay->key_size = lay->array ? 4 : lay->row_size;
 	if (lay->array)
 		lay->max_entries = q->nkeys ? ARRAY_ABSENT + 2 : 1;
 }
 
 void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned char *key)
 {
-	memset(key, 0, 16);
+	memset(key, 0, lay->row_size);
 	if (!lay->nkeys)
 		return;
 	if (idx >= ARRAY_ABSENT)
@@ -109,29 +120,6 @@ static void emit_goto(struct gen *g, int *list)
 	emit_jump(g->e, BPF_JMP_A(0), list);
 }
 
-static void be16(struct gen *g, int reg)
-{
-	emit(g->e, BPF_ENDIAN_BE(reg, 16));
-}
-
-/* Copy n bytes between stack offsets in the widest aligned moves. */
-static void copy_stack(struct gen *g, int src, int dst, int n)
-{
-	static const int sizes[] = { BPF_DW, BPF_W, BPF_H, BPF_B };
-	static const int bytes[] = { 8, 4, 2, 1 };
-	int i;
-
-	while (n > 0) {
-		for (i = 0; bytes[i] > n || src % bytes[i] || dst % bytes[i]; i++)
-			;
-		emit(g->e, BPF_LDX_MEM(sizes[i], BPF_REG_0, FP, src));
-		emit(g->e, BPF_STX_MEM(sizes[i], FP, BPF_REG_0, dst));
-		src += bytes[i];
-		dst += bytes[i];
-		n -= bytes[i];
-	}
-}
-
 static void and_byte(struct gen *g, int off, int mask)
 {
 	emit(g->e, BPF_LDX_MEM(BPF_B, BPF_REG_0, FP, off));
@@ -139,61 +127,52 @@ static void and_byte(struct gen *g, int off, int mask)
 	emit(g->e, BPF_STX_MEM(BPF_B, FP, BPF_REG_0, off));
 }
 
-/*
- * Copy up to max bytes of the frame from offset base (a register, or 0
- * when base < 0) to the stack at win; nothing when base is past the end.
- */
-static void load_window(struct gen *g, int base, int win, int max)
-{
-	int skip = NO_JUMP;
+/* The largest offsets registers hold: one inline tag, 60 bytes of IPv4. */
+#define MAX_L3 18
+#define MAX_L4 (MAX_L3 + 60)
 
-	emit(g->e, BPF_MOV64_REG(BPF_REG_4, R_LEN));
-	if (base >= 0)
-		emit(g->e, BPF_ALU64_REG(BPF_SUB, BPF_REG_4, base));
-	emit_jmp(g, BPF_JSLT, BPF_REG_4, 1, &skip);
-	emit(g->e, BPF_JMP_IMM(BPF_JSLE, BPF_REG_4, max, 1));
-	emit(g->e, BPF_MOV64_IMM(BPF_REG_4, max));
-	emit(g->e, BPF_MOV64_REG(BPF_REG_1, R_CTX));
-	if (base >= 0)
-		emit(g->e, BPF_MOV64_REG(BPF_REG_2, base));
-	else
-		emit(g->e, BPF_MOV64_IMM(BPF_REG_2, 0));
-	emit(g->e, BPF_MOV64_REG(BPF_REG_3, FP));
-	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, win));
-	emit(g->e, BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes));
-	emit_patch_here(g->e, skip);
+/* Does a read of n bytes at base + off always lie in the window? */
+static int in_window(const struct gen *g, int base, int off, int n)
+{
+	int max = base == FRAME ? 0 : base == R_L3 ? MAX_L3 : MAX_L4;
+
+	return g->mode == FRAME_WINDOW && max + off + n <= g->win_len;
 }
 
-static int needs(const struct gen *g, enum layer min)
+/*
+ * r0 = the size bytes of the frame at base + off (base FRAME: at off), in
+ * host order.  The caller has checked that the frame holds them.
+ */
+static void load(struct gen *g, int size, int base, int off)
+{
+	int n = size == BPF_W ? 4 : size == BPF_H ? 2 : 1;
+
+	frame_load(g->e, in_window(g, base, off, n) ? FRAME_WINDOW : FRAME_LD_ABS,
+		   size, base, off);
+}
+
+static int needs_q(const struct query *q, enum layer min)
 {
 	int i;
 
-	for (i = 0; i < g->q->nkeys; i++)
-		if (g->q->keys[i].field->layer >= min)
+	for (i = 0; i < q->nkeys; i++)
+		if (q->keys[i].field->layer >= min)
 			return 1;
 	return 0;
 }
 
-static int needs_l2(const struct gen *g)
+static int needs(const struct gen *g, enum layer min)
 {
-	int i;
-
-	for (i = 0; i < g->q->nkeys; i++)
-		if (!strcmp(g->q->keys[i].field->name, "vlan.id"))
-			return 1;
-	return needs(g, LAYER_ETH);
+	return needs_q(g->q, min);
 }
 
 /*
- * The end of a layer's analysis: store its state (in reg) to slot and
- * copy its header (at register base) to the stack; jumps of trunc mark
- * the layer truncated; everything ends at done.
+ * The end of a layer's analysis: store its state (in reg) to slot; jumps
+ * of trunc mark the layer truncated; everything ends at done.
  */
-static void layer_found(struct gen *g, int reg, int slot, int base, int win, int len,
-			int trunc, int done)
+static void layer_found(struct gen *g, int reg, int slot, int trunc, int done)
 {
 	emit(g->e, BPF_STX_MEM(BPF_DW, FP, reg, slot));
-	load_window(g, base, win, len);
 	emit_goto(g, &done);
 	emit_patch_here(g->e, trunc);
 	emit(g->e, BPF_ST_MEM(BPF_DW, FP, slot, ST_TRUNC));
@@ -205,19 +184,17 @@ static void ethertype(struct gen *g, int *trunc)
 {
 	int tagged = NO_JUMP, have = NO_JUMP;
 
-	emit(g->e, BPF_LDX_MEM(BPF_H, BPF_REG_0, FP, WIN2 + 12));
-	be16(g, BPF_REG_0);
+	load(g, BPF_H, FRAME, 12);
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_8021Q, &tagged);
 	emit_jmp(g, BPF_JNE, BPF_REG_0, ETH_P_8021AD, &have);
 	emit_patch_here(g->e, tagged);
 	emit_jmp(g, BPF_JLT, R_LEN, 18, trunc);
-	emit(g->e, BPF_LDX_MEM(BPF_H, BPF_REG_0, FP, WIN2 + 16));
-	be16(g, BPF_REG_0);
+	load(g, BPF_H, FRAME, 16);
 	emit(g->e, BPF_MOV64_IMM(R_L3, 18));
 	emit_patch_here(g->e, have);
 }
 
-/* Network layer: SLOT_S3 and the network header window. */
+/* Network layer: SLOT_S3. */
 static void gen_l3(struct gen *g)
 {
 	int trunc = NO_JUMP, done = NO_JUMP, ip6 = NO_JUMP, set = NO_JUMP;
@@ -234,12 +211,16 @@ static void gen_l3(struct gen *g)
 	emit(g->e, BPF_MOV64_IMM(BPF_REG_1, L3_IP6));
 	emit_patch_here(g->e, set);
 	emit_jump(g->e, BPF_JMP_REG(BPF_JLE, R_LEN, R_L3, 0), &trunc);
-	layer_found(g, BPF_REG_1, SLOT_S3, R_L3, WIN3, WIN3_LEN, trunc, done);
+	layer_found(g, BPF_REG_1, SLOT_S3, trunc, done);
 }
 
-/* if r8 + n > frame length goto trunc */
+/* if base + n > frame length goto trunc */
 static void need_bytes(struct gen *g, int base, int n, int *trunc)
 {
+	if (base == FRAME) {
+		emit_jmp(g, BPF_JLT, R_LEN, n, trunc);
+		return;
+	}
 	emit(g->e, BPF_MOV64_REG(BPF_REG_0, base));
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, n));
 	emit_jump(g->e, BPF_JMP_REG(BPF_JGT, BPF_REG_0, R_LEN, 0), trunc);
@@ -253,17 +234,16 @@ static void need_bytes(struct gen *g, int base, int n, int *trunc)
 static void ip4_transport(struct gen *g, int *trunc, int *absent)
 {
 	need_bytes(g, R_L3, 10, trunc);
-	emit(g->e, BPF_LDX_MEM(BPF_B, BPF_REG_1, FP, WIN3 + 0));
-	emit(g->e, BPF_ALU64_IMM(BPF_AND, BPF_REG_1, 0x0f));
-	emit(g->e, BPF_ALU64_IMM(BPF_LSH, BPF_REG_1, 2));
-	emit_jmp(g, BPF_JLT, BPF_REG_1, 20, absent);
-	emit(g->e, BPF_LDX_MEM(BPF_H, BPF_REG_2, FP, WIN3 + 6));
-	be16(g, BPF_REG_2);
-	emit(g->e, BPF_ALU64_IMM(BPF_AND, BPF_REG_2, 0x1fff));
-	emit_jmp(g, BPF_JNE, BPF_REG_2, 0, absent);
+	load(g, BPF_B, R_L3, 0);
+	emit(g->e, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0x0f));
+	emit(g->e, BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 2));
+	emit_jmp(g, BPF_JLT, BPF_REG_0, 20, absent);
 	emit(g->e, BPF_MOV64_REG(R_L4, R_L3));
-	emit(g->e, BPF_ALU64_REG(BPF_ADD, R_L4, BPF_REG_1));
-	emit(g->e, BPF_LDX_MEM(BPF_B, BPF_REG_0, FP, WIN3 + 9));
+	emit(g->e, BPF_ALU64_REG(BPF_ADD, R_L4, BPF_REG_0));
+	load(g, BPF_H, R_L3, 6);
+	emit(g->e, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0x1fff));
+	emit_jmp(g, BPF_JNE, BPF_REG_0, 0, absent);
+	load(g, BPF_B, R_L3, 9);
 }
 
 /* IPv6: the next header follows the fixed header (extension headers
@@ -273,10 +253,10 @@ static void ip6_transport(struct gen *g, int *trunc)
 	need_bytes(g, R_L3, 7, trunc);
 	emit(g->e, BPF_MOV64_REG(R_L4, R_L3));
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, R_L4, 40));
-	emit(g->e, BPF_LDX_MEM(BPF_B, BPF_REG_0, FP, WIN3 + 6));
+	load(g, BPF_B, R_L3, 6);
 }
 
-/* Transport layer: SLOT_S4 and the transport header window. */
+/* Transport layer: SLOT_S4. */
 static void gen_l4(struct gen *g)
 {
 	int trunc = NO_JUMP, done = NO_JUMP, v6 = NO_JUMP, have = NO_JUMP;
@@ -292,20 +272,68 @@ static void gen_l4(struct gen *g)
 	emit_patch_here(g->e, v6);
 	ip6_transport(g, &trunc);
 	emit_patch_here(g->e, have);
-	layer_found(g, BPF_REG_0, SLOT_S4, R_L4, WIN4, WIN4_LEN, trunc, done);
+	layer_found(g, BPF_REG_0, SLOT_S4, trunc, done);
 }
 
-/* Copy a field's bytes into its key slot, then mask them. */
-static void take(struct gen *g, const struct key *k, int src, int dst)
+/* The mask of a field of up to four bytes, as an integer in host order. */
+static __u32 value_mask(const struct key *k)
 {
 	const struct field *f = k->field;
-	int n = k->prefix ? (k->prefix + 7) / 8 : f->width;
-	int i;
+	int bits = 8 * f->width, i;
+	__u32 mask = bits == 32 ? ~0u : (1u << bits) - 1;
 
-	copy_stack(g, src, dst, n);
 	for (i = 0; i < 2; i++)
 		if (field_masked(f, i))
-			and_byte(g, dst + i, f->mask[i]);
+			mask &= ~((__u32)(~f->mask[i] & 0xff) << (bits - 8 * (i + 1)));
+	if (k->prefix)
+		mask &= ~0u << (bits - k->prefix);
+	return mask;
+}
+
+/* r0 (a value from the frame, host order) into the key, or as the index */
+static void store_value(struct gen *g, const struct key *k, int dst)
+{
+	static const int sizes[] = { 0, BPF_B, BPF_H, 0, BPF_W };
+	int width = k->field->width;
+	__u32 mask = value_mask(k);
+
+	if (mask != (width == 4 ? ~0u : (1u << 8 * width) - 1))
+		emit(g->e, BPF_ALU32_IMM(BPF_AND, BPF_REG_0, (int)mask));
+	if (g->lay->array) {
+		emit(g->e, BPF_STX_MEM(BPF_W, FP, BPF_REG_0, SLOT_IDX));
+		return;
+	}
+	if (width > 1)
+		emit(g->e, BPF_ENDIAN_BE(BPF_REG_0, 8 * width));
+	emit(g->e, BPF_STX_MEM(sizes[width], FP, BPF_REG_0, dst));
+}
+
+/* Copy a field's bytes at base + off of the frame into the key at dst. */
+static void take(struct gen *g, const struct key *k, int base, int off, int dst)
+{
+	int n = k->prefix ? (k->prefix + 7) / 8 : k->field->width;
+
+	if (k->field->width <= 4) {
+		load(g, k->field->width == 4 ? BPF_W : k->field->width == 2 ? BPF_H : BPF_B,
+		     base, off);
+		store_value(g, k, dst);
+		return;
+	}
+	if (in_window(g, base, off, n)) {
+		frame_copy_out(g->e, base, off, dst, n);
+	} else {
+		emit(g->e, BPF_MOV64_REG(BPF_REG_1, R_CTX));
+		if (base == FRAME)
+			emit(g->e, BPF_MOV64_IMM(BPF_REG_2, off));
+		else
+			emit(g->e, BPF_MOV64_REG(BPF_REG_2, base));
+		if (base != FRAME && off)
+			emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, off));
+		emit(g->e, BPF_MOV64_REG(BPF_REG_3, FP));
+		emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, dst));
+		emit(g->e, BPF_MOV64_IMM(BPF_REG_4, n));
+		emit(g->e, BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes));
+	}
 	if (k->prefix % 8)
 		and_byte(g, dst + n - 1, (0xff << (8 - k->prefix % 8)) & 0xff);
 }
@@ -328,41 +356,38 @@ static void key_vlan(struct gen *g, const struct key *k, int dst, int *trunc, in
 	emit(g->e, BPF_LDX_MEM(BPF_W, BPF_REG_0, R_CTX, SKB_FIELD(vlan_present)));
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &inl);
 	emit(g->e, BPF_LDX_MEM(BPF_W, BPF_REG_0, R_CTX, SKB_FIELD(vlan_tci)));
-	emit(g->e, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0x0fff));
-	be16(g, BPF_REG_0);
-	emit(g->e, BPF_STX_MEM(BPF_H, FP, BPF_REG_0, dst));
+	store_value(g, k, dst);
 	emit_goto(g, &done);
 	emit_patch_here(g->e, inl);
 	emit_jmp(g, BPF_JLT, R_LEN, ETH_HLEN, trunc);
-	emit(g->e, BPF_LDX_MEM(BPF_H, BPF_REG_0, FP, WIN2 + 12));
-	be16(g, BPF_REG_0);
+	load(g, BPF_H, FRAME, 12);
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_8021Q, &tag);
 	emit_jmp(g, BPF_JNE, BPF_REG_0, ETH_P_8021AD, absent);
 	emit_patch_here(g->e, tag);
 	emit_jmp(g, BPF_JLT, R_LEN, 16, trunc);
-	take(g, k, WIN2 + 14, dst);
+	take(g, k, FRAME, 14, dst);
 	emit_patch_here(g->e, done);
 }
 
-/* Check that the field's layer is there and the frame holds the field. */
-static void key_guard(struct gen *g, const struct field *f, int *trunc, int *absent)
+/*
+ * Check that the field's layer is there and the frame holds the field;
+ * return the register its offset counts from.
+ */
+static int key_guard(struct gen *g, const struct field *f, int *trunc, int *absent)
 {
 	int l3 = f->layer == LAYER_IP4 || f->layer == LAYER_IP6;
+	int base = l3 ? R_L3 : R_L4;
 
 	if (f->layer == LAYER_ETH) {
-		emit_jmp(g, BPF_JLT, R_LEN, f->off + f->width, trunc);
-		return;
+		need_bytes(g, FRAME, f->off + f->width, trunc);
+		return FRAME;
 	}
 	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, l3 ? SLOT_S3 : SLOT_S4));
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, ST_TRUNC, trunc);
 	emit_jmp(g, BPF_JNE, BPF_REG_0, f->layer == LAYER_IP4 ? L3_IP4 :
 		 f->layer == LAYER_IP6 ? L3_IP6 : l4_proto(f->layer), absent);
-	need_bytes(g, l3 ? R_L3 : R_L4, f->off + f->width, trunc);
-}
-
-static int window(enum layer l)
-{
-	return l == LAYER_ETH ? WIN2 : l <= LAYER_IP6 ? WIN3 : WIN4;
+	need_bytes(g, base, f->off + f->width, trunc);
+	return base;
 }
 
 /* Jumps of list land on a store of status for key i, then go to *next. */
@@ -372,7 +397,10 @@ static void set_status(struct gen *g, int i, int list, enum key_status status, i
 		return;
 	emit_goto(g, next);
 	emit_patch_here(g->e, list);
-	emit(g->e, BPF_ST_MEM(BPF_B, FP, g->key + i, status));
+	if (g->lay->array)
+		emit(g->e, BPF_ST_MEM(BPF_W, FP, SLOT_IDX, ARRAY_ABSENT - KEY_ABSENT + status));
+	else
+		emit(g->e, BPF_ST_MEM(BPF_B, FP, g->key + i, status));
 }
 
 /* One key field: its value into the key, or its status byte. */
@@ -390,35 +418,13 @@ static void gen_key(struct gen *g, int i)
 		emit(g->e, BPF_STX_MEM(BPF_W, FP, BPF_REG_0, dst));
 		return;
 	}
-	if (!strcmp(f->name, "vlan.id")) {
+	if (!strcmp(f->name, "vlan.id"))
 		key_vlan(g, k, dst, &trunc, &absent);
-	} else {
-		key_guard(g, f, &trunc, &absent);
-		take(g, k, window(f->layer) + f->off, dst);
-	}
+	else
+		take(g, k, key_guard(g, f, &trunc, &absent), f->off, dst);
 	set_status(g, i, absent, KEY_ABSENT, &next);
 	set_status(g, i, trunc, KEY_TRUNCATED, &next);
 	emit_patch_here(g->e, next);
-}
-
-/* Array index: the byte, or ARRAY_ABSENT - 1 + status. */
-static void gen_index(struct gen *g)
-{
-	int present = NO_JUMP, store = NO_JUMP;
-
-	emit_note(g->e, "array index");
-	if (!g->q->nkeys) {
-		emit(g->e, BPF_ST_MEM(BPF_W, FP, SLOT_IDX, 0));
-		return;
-	}
-	emit(g->e, BPF_LDX_MEM(BPF_B, BPF_REG_0, FP, g->key));
-	emit_jmp(g, BPF_JEQ, BPF_REG_0, KEY_PRESENT, &present);
-	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, ARRAY_ABSENT - 1));
-	emit_goto(g, &store);
-	emit_patch_here(g->e, present);
-	emit(g->e, BPF_LDX_MEM(BPF_B, BPF_REG_0, FP, g->key + g->lay->val_off[0]));
-	emit_patch_here(g->e, store);
-	emit(g->e, BPF_STX_MEM(BPF_W, FP, BPF_REG_0, SLOT_IDX));
 }
 
 /* r0 = lookup(map, r10 + key) */
@@ -487,37 +493,87 @@ static void gen_keys(struct gen *g)
 {
 	int i;
 
-	emit_note(g->e, "r7 = frame length; clear the key");
+	emit_note(g->e, g->lay->array ? "r7 = frame length" : "r7 = frame length; clear the key");
 	emit(g->e, BPF_LDX_MEM(BPF_W, R_LEN, R_CTX, SKB_FIELD(len)));
-	for (i = 0; i < g->lay->row_size; i += 8)
-		emit(g->e, BPF_ST_MEM(BPF_DW, FP, g->key + i, 0));
-	emit(g->e, BPF_MOV64_IMM(R_L3, ETH_HLEN));
-	emit(g->e, BPF_MOV64_IMM(R_L4, 0));
-	if (needs_l2(g)) {
-		emit_note(g->e, "copy the link-layer header");
-		load_window(g, -1, WIN2, WIN2_LEN);
-	}
+	if (!g->lay->array)
+		for (i = 0; i < round8(g->lay->row_size); i += 8)
+			emit(g->e, BPF_ST_MEM(BPF_DW, FP, g->key + i, 0));
+	else if (!g->q->nkeys)
+		emit(g->e, BPF_ST_MEM(BPF_W, FP, SLOT_IDX, 0));
+	if (needs(g, LAYER_IP4))
+		emit(g->e, BPF_MOV64_IMM(R_L3, ETH_HLEN));
+	if (needs(g, LAYER_TCP))
+		emit(g->e, BPF_MOV64_IMM(R_L4, 0));
 	if (needs(g, LAYER_IP4))
 		gen_l3(g);
 	if (needs(g, LAYER_TCP))
 		gen_l4(g);
 	for (i = 0; i < g->q->nkeys; i++)
 		gen_key(g, i);
-	if (g->lay->array)
-		gen_index(g);
+}
+
+/* vlan.id reads the frame only for a tag the kernel has left inline. */
+static int reads_frame(const struct field *f)
+{
+	return f->layer != LAYER_META;
+}
+
+/* Reads of the frame on the usual path: EtherType, IPv4 header, keys. */
+static int frame_reads(const struct query *q)
+{
+	int i, n = 0;
+
+	for (i = 0; i < q->nkeys; i++)
+		n += reads_frame(q->keys[i].field);
+	return n + 1 * needs_q(q, LAYER_IP4) + 3 * needs_q(q, LAYER_TCP);
+}
+
+/* The bytes at the start of a frame that the keys' code can read. */
+static int key_extent(const struct query *q)
+{
+	int i, end = needs_q(q, LAYER_IP4) ? MAX_L3 + 10 : 0;
+
+	for (i = 0; i < q->nkeys; i++) {
+		const struct field *f = q->keys[i].field;
+		int base = f->layer == LAYER_META ? 14 : f->layer == LAYER_ETH ? 0 :
+			   f->layer <= LAYER_IP6 ? MAX_L3 : MAX_L4;
+
+		if (base + f->off + f->width > end)
+			end = base + f->off + f->width;
+	}
+	return end;
+}
+
+/*
+ * How the program reads the frame: the window, unless the verifier would
+ * refuse it or the program reads the frame only once or twice and has no
+ * where clause (the copy costs about as much as two LD_ABS).
+ */
+static void plan_frame(struct gen *g, enum frame_mode mode, int filtered)
+{
+	g->mode = mode;
+	if (mode == FRAME_WINDOW && !filtered && frame_reads(g->q) < 3)
+		g->mode = FRAME_LD_ABS;
+	g->win_len = filtered ? FRAME_WIN_LEN : key_extent(g->q);
 }
 
 int codegen(const struct query *q, const struct layout *lay,
-	    const struct sock_filter *filter, unsigned int n,
+	    const struct sock_filter *filter, unsigned int n, enum frame_mode mode,
 	    struct emit *e, char *err, size_t errlen)
 {
 	struct gen g = { .e = e, .q = q, .lay = lay, .out = NO_JUMP };
 
-	g.key = KEY_END - lay->row_size;
+	g.key = KEY_END - round8(lay->row_size);
+	plan_frame(&g, mode, filter != NULL);
 	emit(e, BPF_MOV64_REG(R_CTX, BPF_REG_1));
+	if (g.mode == FRAME_WINDOW && g.win_len) {
+		emit_note(e, "copy the frame's first bytes to the stack");
+		emit(e, BPF_LDX_MEM(BPF_W, R_L4, R_CTX, SKB_FIELD(len)));
+		frame_copy(e, R_L4, g.win_len);
+	}
 	if (filter) {
 		emit_note(e, "where: the pcap filter, translated");
-		if (cbpf_translate(e, filter, n, &g.out, err, errlen))
+		if (cbpf_translate(e, filter, n, g.mode, R_L4, &g.out, err, errlen))
 			return -1;
 	}
 	gen_keys(&g);

@@ -5,10 +5,11 @@
  * per-CPU map and returns 0, so that no packet is queued to the socket.
  *
  * A counts-map key holds one status byte per key field (present, absent,
- * truncated), padded to 8 bytes, then each field's bytes in network order,
- * each slot 8-byte aligned.  A single one-byte field is counted in a per-CPU
- * array instead, indexed by the byte, with two more entries for absent and
- * truncated.
+ * truncated), then each field's bytes in network order: one- and two-byte
+ * values at offsets of their size, wider ones at multiples of 4; the key
+ * is a multiple of 4 bytes.  A single one-byte field is counted in a
+ * per-CPU array instead, indexed by the byte, with two more entries for
+ * absent and truncated.
  */
 #ifndef EBPFCOUNT_CODEGEN_H
 #define EBPFCOUNT_CODEGEN_H
@@ -17,6 +18,7 @@
 #include <linux/filter.h>
 
 #include "emit.h"
+#include "frame.h"
 #include "parse.h"
 
 enum key_status { KEY_PRESENT, KEY_ABSENT, KEY_TRUNCATED };
@@ -42,15 +44,16 @@ struct layout {
 
 /* Fill in the key layout of q. */
 void layout_query(const struct query *q, struct layout *lay);
-/* The hash-layout key of array entry idx, into key (layout_key_size bytes). */
+/* The hash-layout key of array entry idx, into key (row_size bytes). */
 void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned char *key);
 
 /*
  * Emit the program for q into e.  filter (n instructions, may be NULL) is
- * the classic BPF of the where clause.  Returns 0, or -1 with err filled.
+ * the classic BPF of the where clause; mode says how the frame is read
+ * (see frame.h).  Returns 0, or -1 with err filled.
  */
 int codegen(const struct query *q, const struct layout *lay,
-	    const struct sock_filter *filter, unsigned int n,
+	    const struct sock_filter *filter, unsigned int n, enum frame_mode mode,
 	    struct emit *e, char *err, size_t errlen);
 
 /* Replace map indexes in LD_IMM64 map loads by the file descriptors. */

@@ -3,8 +3,8 @@
 #include "compile.h"
 #include "filter.h"
 
-int compile_query(const struct query *q, const char *ifname, struct layout *lay,
-		  struct emit *e, char *err, size_t errlen)
+int compile_query(const struct query *q, const char *ifname, enum frame_mode mode,
+		  struct layout *lay, struct emit *e, char *err, size_t errlen)
 {
 	struct bpf_program f = { 0 };
 	int ret;
@@ -12,7 +12,8 @@ int compile_query(const struct query *q, const char *ifname, struct layout *lay,
 	if (q->filter && filter_compile(q->filter, ifname, &f, err, errlen))
 		return 1;
 	layout_query(q, lay);
-	ret = codegen(q, lay, q->filter ? filter_insns(&f) : NULL, f.bf_len, e, err, errlen);
+	ret = codegen(q, lay, q->filter ? filter_insns(&f) : NULL, f.bf_len, mode, e, err,
+		      errlen);
 	if (q->filter)
 		filter_free(&f);
 	return ret ? -1 : 0;

@@ -10,10 +10,10 @@
 /*
  * Compile q's where clause (on ifname's live handle, or offline when NULL;
  * see filter.h), lay out its key and generate its program into e (which
- * must be initialised).  Returns 0; 1 when libpcap refused the where
+ * must be initialised), reading the frame as mode says (frame.h).  Returns 0; 1 when libpcap refused the where
  * clause; -1 when the program could not be generated.  err says why.
  */
-int compile_query(const struct query *q, const char *ifname, struct layout *lay,
-		  struct emit *e, char *err, size_t errlen);
+int compile_query(const struct query *q, const char *ifname, enum frame_mode mode,
+		  struct layout *lay, struct emit *e, char *err, size_t errlen);
 
 #endif

@@ -4,10 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <bpf/bpf.h>
 
 #include "load.h"
 #include "maps.h"
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
 
 #define LOG_SIZE (1 << 20)
 #define LOG_TAIL_LINES 4
@@ -71,4 +78,19 @@ out:
 	free(insns);
 	free(log);
 	return fd;
+}
+
+static int has_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[cap / 32].effective & (1u << cap % 32);
+}
+
+enum frame_mode load_frame_mode(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+	if (syscall(SYS_capget, &h, d))
+		return FRAME_LD_ABS;
+	return has_cap(d, CAP_PERFMON) || has_cap(d, CAP_SYS_ADMIN) ? FRAME_WINDOW : FRAME_LD_ABS;
 }

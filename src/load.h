@@ -15,4 +15,11 @@
 int load_program(const struct emit *e, const int fds[NR_MAPS], int verbose,
 		 char *err, size_t errlen);
 
+/*
+ * How this process's programs may read the frame: FRAME_WINDOW when the
+ * verifier will allow variable-offset stack reads (CAP_PERFMON or
+ * CAP_SYS_ADMIN in the effective set), else FRAME_LD_ABS.
+ */
+enum frame_mode load_frame_mode(void);
+
 #endif

@@ -195,10 +195,15 @@ static void compile(const struct options *o, struct program *p)
 	struct parse_error perr;
 	char err[512];
 
+	enum frame_mode mode = load_frame_mode();
+
 	if (parse_query(o->expr, &p->q, &perr))
 		die_at(o->expr, perr.pos, perr.msg);
+	if (o->verbose)
+		fprintf(stderr, "ebpfcount: reading the frame %s\n", mode == FRAME_WINDOW ?
+			"from a copy on the stack" : "with LD_ABS (no CAP_PERFMON)");
 	emit_init(&p->e);
-	switch (compile_query(&p->q, o->ifname, &p->lay, &p->e, err, sizeof(err))) {
+	switch (compile_query(&p->q, o->ifname, mode, &p->lay, &p->e, err, sizeof(err))) {
 	case 1:
 		die_at(o->expr, p->q.filter_pos, err);
 	case -1:

@@ -159,9 +159,10 @@ def helper():
     return None
 
 
-def measured(pcap, expr, nkeys, bound=None):
+def measured(pcap, expr, nkeys, bound=None, ld_abs=False):
     """Rows, truncated packets, overflow and total from test_fields' CSV."""
-    cmd = [helper()] + (["-m", str(bound)] if bound else []) + [pcap, expr]
+    cmd = [helper()] + (["-m", str(bound)] if bound else []) + (["-l"] if ld_abs else [])
+    cmd += [pcap, expr]
     r = subprocess.run(cmd, capture_output=True, text=True)
     rows = collections.defaultdict(lambda: [0, 0])
     truncated, overflow, total = 0, None, None
@@ -181,16 +182,18 @@ def measured(pcap, expr, nkeys, bound=None):
     return r, rows, truncated, overflow, total
 
 
-def check(t, pcap, expr, display):
+def check(t, pcap, expr, display, ld_abs):
+    """The program reading the window (or with LD_ABS) counts as tshark decodes."""
     frames = decoded(pcap, expr, display)
-    r, got, trunc, overflow, total = measured(pcap, expr, len(keys_of(expr)))
-    if not t.ok(r.returncode == 0, "'%s': runs in ebpf_vm" % expr):
+    r, got, trunc, overflow, total = measured(pcap, expr, len(keys_of(expr)), ld_abs=ld_abs)
+    name = "'%s'%s" % (expr, " (LD_ABS)" if ld_abs else "")
+    if not t.ok(r.returncode == 0, "%s: runs in ebpf_vm" % name):
         t.diag(r.stderr)
     want = expected(frames)
-    t.is_deeply(dict(got), dict(want), "'%s': rows equal tshark's (%d frames)" % (expr, len(frames)))
-    t.is_(trunc, expected_truncated(frames, expr), "'%s': truncated rows" % expr)
+    t.is_deeply(dict(got), dict(want), "%s: rows equal tshark's (%d frames)" % (name, len(frames)))
+    t.is_(trunc, expected_truncated(frames, expr), "%s: truncated rows" % name)
     t.is_((overflow, total), ([0, 0], [len(frames), sum(f[2] for f in frames)]),
-          "'%s': no overflow; total" % expr)
+          "%s: no overflow; total" % name)
 
 
 def check_bounded(t, pcap, expr, bound):
@@ -218,12 +221,13 @@ def main():
     if not os.access(CRAFT, os.X_OK) or not helper():
         print("Bail out! build/bin/craft or build/unit*/test_fields missing: make all unit")
         return 1
-    t.plan(4 * len(EXPRS) + 3 * len(BOUNDED))
+    t.plan(2 * 4 * len(EXPRS) + 3 * len(BOUNDED))
     with tempfile.TemporaryDirectory() as d:
         pcap = os.path.join(d, "frames.pcap")
         subprocess.run([CRAFT, "-q", "-w", pcap] + [s for s, _ in SPECS], check=True)
-        for expr, display in EXPRS:
-            check(t, pcap, expr, display)
+        for ld_abs in (False, True):
+            for expr, display in EXPRS:
+                check(t, pcap, expr, display, ld_abs)
         for expr, bound in BOUNDED:
             check_bounded(t, pcap, expr, bound)
     return t.done()

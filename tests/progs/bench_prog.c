@@ -7,7 +7,9 @@
  *
  *   bench_prog [-r REPEAT] [-n ROUNDS] CASE...
  *
- * CASE is NAME=ebpfcount:EXPRESSION or NAME=FILE.bpf.o (the object's first
+ * CASE is NAME=ebpfcount:EXPRESSION, NAME=ebpfcount-ld:EXPRESSION (the
+ * program that reads the frame with LD_ABS, as without CAP_PERFMON; see
+ * src/frame.h) or NAME=FILE.bpf.o (the object's first
  * program; its counting map is called "counts").  Each case is loaded with
  * the JIT (bpf_jit_enable=1), then again interpreted (0); in each mode the
  * cases run in turn, ROUNDS times, on one test frame, REPEAT times per run
@@ -61,6 +63,7 @@ static unsigned char pkt[14 + 60] = {
 struct bcase {
 	const char *name;
 	const char *expr;	/* ebpfcount expression, or NULL */
+	enum frame_mode mode;
 	const char *obj;	/* clang object, or NULL */
 	/* loaded */
 	int fd, insns;
@@ -103,7 +106,7 @@ static void load_ebpfcount(struct bcase *c)
 	if (parse_query(c->expr, &c->q, &perr))
 		die("%s: %s at column %d", c->expr, perr.msg, perr.pos + 1);
 	emit_init(&c->e);
-	if (compile_query(&c->q, NULL, &c->lay, &c->e, err, sizeof(err)))
+	if (compile_query(&c->q, NULL, c->mode, &c->lay, &c->e, err, sizeof(err)))
 		die("%s: %s", c->expr, err);
 	if (maps_create(&c->m, &c->lay, 0, err, sizeof(err)))
 		die("%s: %s", c->expr, err);
@@ -235,9 +238,12 @@ int main(int argc, char **argv)
 			goto usage;
 		*eq = '\0';
 		cases[n].name = argv[i];
-		if (!strncmp(eq + 1, "ebpfcount:", 10))
+		if (!strncmp(eq + 1, "ebpfcount:", 10)) {
 			cases[n].expr = eq + 11;
-		else
+		} else if (!strncmp(eq + 1, "ebpfcount-ld:", 13)) {
+			cases[n].expr = eq + 14;
+			cases[n].mode = FRAME_LD_ABS;
+		} else
 			cases[n].obj = eq + 1;
 	}
 	libbpf_set_print(quiet);
@@ -282,7 +288,7 @@ int main(int argc, char **argv)
 	set_jit(1);
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench_prog [-r REPEAT] [-n ROUNDS<=%d] NAME=ebpfcount:EXPR|"
+	fprintf(stderr, "usage: bench_prog [-r REPEAT] [-n ROUNDS<=%d] NAME=ebpfcount[-ld]:EXPR|"
 		"NAME=FILE.bpf.o...\n", MAX_ROUNDS);
 	return 2;
 }

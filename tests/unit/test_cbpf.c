@@ -393,7 +393,14 @@ static const struct row rows[] = {
 
 static int ncases, naccepted;
 
-/* The translation wrapped as a whole program: accept 1, reject 0. */
+/* How the translations read the packet; the tables run in both modes. */
+static enum frame_mode mode;
+static const char *const mode_tag[] = { [FRAME_WINDOW] = "", [FRAME_LD_ABS] = " (LD_ABS)" };
+
+/*
+ * The translation wrapped as a whole program: accept 1, reject 0; in
+ * FRAME_WINDOW mode after a copy of the window, with the length in r9.
+ */
 static int translate(const struct sock_filter *f, unsigned int n,
 		     struct emit *e, char *err, size_t errlen)
 {
@@ -401,7 +408,11 @@ static int translate(const struct sock_filter *f, unsigned int n,
 
 	emit_init(e);
 	emit(e, BPF_MOV64_REG(BPF_REG_6, BPF_REG_1));
-	ret = cbpf_translate(e, f, n, &reject, err, errlen);
+	if (mode == FRAME_WINDOW) {
+		emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_9, BPF_REG_6, offsetof(struct __sk_buff, len)));
+		frame_copy(e, BPF_REG_9, FRAME_WIN_LEN);
+	}
+	ret = cbpf_translate(e, f, n, mode, BPF_REG_9, &reject, err, errlen);
 	emit(e, BPF_MOV64_IMM(BPF_REG_0, 1));
 	emit(e, BPF_EXIT_INSN());
 	emit_patch_here(e, reject);
@@ -469,8 +480,9 @@ static void test_row(const struct row *r)
 		unit_ok(0, r->expr);
 	} else {
 		bad = run_row(r, &ref, &e, &accepted);
-		snprintf(name, sizeof(name), "%s%s: %u classic -> %d ebpf insns, %d of %d accepted",
-			 r->live ? "live " : "", r->expr, n, e.len - 5, accepted, NPKTS);
+		snprintf(name, sizeof(name), "%s%s%s: %u classic -> %d ebpf insns, %d of %d accepted",
+			 r->live ? "live " : "", r->expr, mode_tag[mode], n, e.len - 5, accepted,
+			 NPKTS);
 		/* A table where every packet gets one verdict tests little. */
 		if (!unit_ok(!bad && accepted > 0 && accepted < NPKTS, name)) {
 			dump_classic(f, n);
@@ -594,6 +606,7 @@ static void test_hand(const struct hand *h, const struct pkt *p)
 		.pkt_type = PACKET_OTHERHOST, .ifindex = 7,
 	};
 	const struct pcap_bpf_insn *pf = (const struct pcap_bpf_insn *)h->f;
+	char name[160];
 	int pcap = h->pcap ? bpf_filter(pf, p->frame, p->len, p->len) != 0 : h->want;
 	char err[256] = "";
 	struct emit e;
@@ -601,7 +614,8 @@ static void test_hand(const struct hand *h, const struct pkt *p)
 
 	if (!translate(h->f, h->n, &e, err, sizeof(err)))
 		got = vm_run(e.insns, e.len, &skb);
-	if (!unit_ok(got == h->want && pcap == h->want, h->name)) {
+	snprintf(name, sizeof(name), "%s%s", h->name, mode_tag[mode]);
+	if (!unit_ok(got == h->want && pcap == h->want, name)) {
 		printf("#   ebpf %ld (%s), libpcap %d, want %d\n", got,
 		       got == VM_TRAP ? vm_error() : err, pcap, h->want);
 		dump_classic(h->f, h->n);
@@ -648,7 +662,7 @@ static void test_bad(const char *name, const struct sock_filter *f, unsigned int
 	struct emit e;
 
 	emit_init(&e);
-	ret = cbpf_translate(&e, f, n, &reject, err, sizeof(err));
+	ret = cbpf_translate(&e, f, n, FRAME_LD_ABS, BPF_REG_9, &reject, err, sizeof(err));
 	snprintf(tname, sizeof(tname), "refused: %s", name);
 	if (!unit_ok(ret == -EINVAL && e.len == 0 && reject == NO_JUMP &&
 		     strstr(err, msg), tname))
@@ -683,7 +697,7 @@ static void test_too_large(void)
 	emit_init(&e);
 	while (e.len < EMIT_MAX_INSNS - 1)
 		emit(&e, BPF_MOV64_IMM(BPF_REG_0, 0));
-	ret = cbpf_translate(&e, f, 4, &reject, err, sizeof(err));
+	ret = cbpf_translate(&e, f, 4, FRAME_LD_ABS, BPF_REG_9, &reject, err, sizeof(err));
 	if (!unit_ok(ret == -E2BIG && strstr(err, "program too large") &&
 		     reject == NO_JUMP, "refused: program too large"))
 		printf("#   ret %d, err '%s'\n", ret, err);
@@ -762,7 +776,7 @@ static void test_fuzz(void)
 {
 	int i, taken = 0, bad = 0;
 	struct sock_filter f[40];
-	char err[256];
+	char err[256], name[80];
 	struct emit e;
 
 	for (i = 0; i < 20000; i++) {
@@ -784,7 +798,8 @@ static void test_fuzz(void)
 		emit_free(&e);
 	}
 	printf("# %d random programs translated of 20000\n", taken);
-	unit_ok(!bad && taken > 1000, "random programs: ebpf agrees with libpcap");
+	snprintf(name, sizeof(name), "random programs%s: ebpf agrees with libpcap", mode_tag[mode]);
+	unit_ok(!bad && taken > 1000, name);
 }
 
 /* ---- golden, filter_compile ---- */
@@ -802,8 +817,8 @@ static void test_golden_ip(void)
 
 	emit_init(&e);
 	if (!filter_compile("ip", NULL, &prog, err, sizeof(err))) {
-		ret = cbpf_translate(&e, filter_insns(&prog), prog.bf_len, &reject,
-				     err, sizeof(err));
+		ret = cbpf_translate(&e, filter_insns(&prog), prog.bf_len, FRAME_LD_ABS,
+				     BPF_REG_9, &reject, err, sizeof(err));
 		filter_free(&prog);
 	}
 	if (!unit_ok(!ret && e.len == 2 && reject == 1 &&
@@ -837,18 +852,20 @@ int main(void)
 
 	for (i = 0; i < NPKTS; i++)
 		build(&specs[i], &pkts[i], i);
-	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		test_row(&rows[i]);
-	printf("# %d filter x packet cases (%zu filters x %d packets), %d accepted\n",
+	for (mode = FRAME_WINDOW; mode <= FRAME_LD_ABS; mode++) {
+		for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+			test_row(&rows[i]);
+		for (i = 0; i < sizeof(hands) / sizeof(hands[0]); i++)
+			test_hand(&hands[i], &pkts[0]);
+		test_fuzz();
+	}
+	printf("# %d filter x packet cases (%zu filters x %d packets, both modes), %d accepted\n",
 	       ncases, sizeof(rows) / sizeof(rows[0]), NPKTS, naccepted);
-	for (i = 0; i < sizeof(hands) / sizeof(hands[0]); i++)
-		test_hand(&hands[i], &pkts[0]);
 	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++)
 		test_bad(bads[i].name, bads[i].f, bads[i].n, bads[i].msg);
 	test_bad("empty program", bads[0].f, 0, "classic program of 0 instructions");
 	test_protochain();
 	test_too_large();
-	test_fuzz();
 	test_golden_ip();
 	test_filter_compile();
 	return unit_done();

@@ -17,9 +17,9 @@
  * Structural checks, on many more expressions (every field, prefixes,
  * eight keys, where clauses): the program ends with "r0 = 0; exit", every
  * jump lands forward inside it and never in the middle of a 64-bit load,
- * stack accesses stay in the 512-byte frame, LD_ABS/LD_IND appear only in
- * the translated where clause (the program with a where clause is the one
- * without it plus the filter after the first instruction), and the key
+ * stack accesses stay in the 512-byte frame, the program with a where
+ * clause is the one without it plus the filter after the first
+ * instruction, and the key
  * layout is the array for one one-byte key (or none) and an 8-aligned hash
  * key otherwise.
  */
@@ -40,18 +40,26 @@
 struct golden {
 	const char *expr;
 	const char *file;	/* under tests/unit/golden, without ".txt" */
+	enum frame_mode mode;
 };
 
 static const struct golden goldens[] = {
-	{ "count", "count" },
-	{ "count by ip.proto", "ip.proto" },
-	{ "count by ip.src/24, tcp.dstport", "ip.src-24_tcp.dstport" },
-	{ "count by vlan.id", "vlan.id" },
-	{ "count by ipv6.dst/64", "ipv6.dst-64" },
-	{ "count by tcp.flags, ip.dsfield.dscp", "tcp.flags_ip.dsfield.dscp" },
-	{ "count by frame.len, eth.src", "frame.len_eth.src" },
-	{ "count by ip.proto where tcp port 443", "ip.proto_where_tcp_port_443" },
+	{ "count", "count", FRAME_WINDOW },
+	{ "count by ip.proto", "ip.proto", FRAME_WINDOW },
+	{ "count by ip.src/24, tcp.dstport", "ip.src-24_tcp.dstport", FRAME_WINDOW },
+	{ "count by vlan.id", "vlan.id", FRAME_WINDOW },
+	{ "count by ipv6.dst/64", "ipv6.dst-64", FRAME_WINDOW },
+	{ "count by tcp.flags, ip.dsfield.dscp", "tcp.flags_ip.dsfield.dscp", FRAME_WINDOW },
+	{ "count by frame.len, eth.src", "frame.len_eth.src", FRAME_WINDOW },
+	{ "count by ip.proto where tcp port 443", "ip.proto_where_tcp_port_443", FRAME_WINDOW },
+	{ "count by ip.src/24, tcp.dstport", "ip.src-24_tcp.dstport-ld_abs", FRAME_LD_ABS },
+	{ "count by ipv6.dst/64", "ipv6.dst-64-ld_abs", FRAME_LD_ABS },
+	{ "count by ip.proto where tcp port 443", "ip.proto_where_tcp_port_443-ld_abs",
+	  FRAME_LD_ABS },
 };
+
+/* How the programs compiled next read the frame. */
+static enum frame_mode frame_mode;
 
 /* Expressions for the structural checks, besides the goldens and fields. */
 static const char *const exprs[] = {
@@ -89,7 +97,7 @@ static int compile(const char *expr, struct prog *p, int filtered, char *err, si
 	}
 	if (!filtered)
 		p->q.filter = NULL;
-	return compile_query(&p->q, NULL, &p->lay, &p->e, err, errlen) ? -1 : 0;
+	return compile_query(&p->q, NULL, frame_mode, &p->lay, &p->e, err, errlen) ? -1 : 0;
 }
 
 /* ---- golden listings ---- */
@@ -161,6 +169,7 @@ static void check_golden(const struct golden *g, int update)
 	size_t size;
 	FILE *f;
 
+	frame_mode = g->mode;
 	snprintf(path, sizeof(path), "%s/%s.txt", golden_dir, g->file);
 	snprintf(name, sizeof(name), "'%s': listing equals golden/%s.txt", g->expr, g->file);
 	if (compile(g->expr, &p, 1, err, sizeof(err))) {
@@ -200,12 +209,6 @@ static int is_jump(const struct bpf_insn *i)
 static int is_ld_imm64(const struct bpf_insn *i)
 {
 	return i->code == (BPF_LD | BPF_DW | BPF_IMM);
-}
-
-static int is_packet_load(const struct bpf_insn *i)
-{
-	return BPF_CLASS(i->code) == BPF_LD &&
-	       (BPF_MODE(i->code) == BPF_ABS || BPF_MODE(i->code) == BPF_IND);
 }
 
 static int mem_bytes(const struct bpf_insn *i)
@@ -273,43 +276,57 @@ static const char *check_stack(const struct emit *e)
 	return NULL;
 }
 
-static int count_packet_loads(const struct bpf_insn *insns, int from, int to)
+/* Instructions before the where clause: r6 = r1, then any window copy. */
+static int prologue_len(const struct emit *e)
 {
-	int n = 0;
+	const struct bpf_insn *i = &e->insns[1];
 
-	for (; from < to; from++)
-		n += is_packet_load(&insns[from]);
-	return n;
+	return e->len > 11 && i->code == (BPF_LDX | BPF_W | BPF_MEM) &&
+	       i->dst_reg == BPF_REG_9 && i->src_reg == BPF_REG_6 && i->off == 0 ? 11 : 1;
 }
 
 /*
- * The program with a where clause is the one without it with the filter
- * inserted after "r6 = r1": the same instructions (jumps are relative),
- * and the only packet loads are the filter's.
+ * The program with a where clause is the one whose filter accepts every
+ * packet (one "ret #-1", which translates to nothing) with the filter
+ * inserted after the prologue: the same instructions (jumps are relative).
+ * In FRAME_WINDOW mode the prologue copies the whole window for the filter.
  */
 static const char *check_where(const char *expr, const struct prog *with)
 {
+	static const struct sock_filter accept_all = BPF_STMT(BPF_RET | BPF_K, 0xffffffff);
 	static char why[320];
 	char err[256];
 	struct prog bare;
-	int k, i;
+	int pw = prologue_len(&with->e), pb, k, i;
 
 	if (compile(expr, &bare, 0, err, sizeof(err))) {
 		snprintf(why, sizeof(why), "without where: %s", err);
 		emit_free(&bare.e);
 		return why;
 	}
-	k = with->e.len - bare.e.len;
-	if (count_packet_loads(bare.e.insns, 0, bare.e.len))
-		snprintf(why, sizeof(why), "LD_ABS/LD_IND without a where clause");
-	else if (!with->q.filter && k)
+	if (with->q.filter) {
+		emit_free(&bare.e);
+		emit_init(&bare.e);
+		if (codegen(&bare.q, &bare.lay, &accept_all, 1, frame_mode, &bare.e, err,
+			    sizeof(err))) {
+			snprintf(why, sizeof(why), "with an empty filter: %s", err);
+			emit_free(&bare.e);
+			return why;
+		}
+	}
+	pb = prologue_len(&bare.e);
+	k = (with->e.len - pw) - (bare.e.len - pb);
+	if (!with->q.filter && (k || pw != pb))
 		snprintf(why, sizeof(why), "no where clause, yet %d more instructions", k);
 	else if (with->q.filter && k < 1)
 		snprintf(why, sizeof(why), "the where clause added %d instructions", k);
+	else if (with->q.filter && (pw == 11) != (frame_mode == FRAME_WINDOW))
+		snprintf(why, sizeof(why), "the window is copied %s", pw == 11 ? "in LD_ABS mode" :
+			 "not before the where clause");
 	else
 		why[0] = '\0';
 	for (i = 0; !why[0] && i < bare.e.len; i++) {
-		int at = i ? i + k : 0;
+		int at = i < pb ? i : i - pb + pw + k;
 
 		if (memcmp(&with->e.insns[at], &bare.e.insns[i], sizeof(struct bpf_insn)))
 			snprintf(why, sizeof(why), "instruction %d differs from %d without where",
@@ -319,16 +336,15 @@ static const char *check_where(const char *expr, const struct prog *with)
 	return why[0] ? why : NULL;
 }
 
-static int round8(int n)
-{
-	return (n + 7) & ~7;
-}
-
-/* One one-byte key (or none): the array; else the 8-aligned hash key. */
+/*
+ * One one-byte key (or none): the array; else the hash key: the status
+ * bytes, then the values in order, each at the first offset aligned to its
+ * width (4 for wider ones), the whole a multiple of 4 bytes.
+ */
 static const char *check_layout(const struct query *q, const struct layout *lay)
 {
 	int one_byte = q->nkeys == 1 && q->keys[0].field->width == 1 && !q->keys[0].prefix;
-	int i, end = 8;
+	int i, end = q->nkeys;
 
 	if (lay->array != (q->nkeys == 0 || one_byte))
 		return "array layout chosen wrongly";
@@ -340,14 +356,15 @@ static const char *check_layout(const struct query *q, const struct layout *lay)
 		return "array entries";
 	if (!lay->array && (lay->key_size != lay->row_size || lay->max_entries))
 		return "hash key size or entries";
-	if (q->nkeys > 8)
-		return "more status bytes than fit before the first value";
 	for (i = 0; i < q->nkeys; i++) {
-		if (lay->val_off[i] != end || lay->val_off[i] % 8)
-			return "value offsets not packed 8-aligned after the status bytes";
-		end += round8(q->keys[i].field->width);
+		int w = q->keys[i].field->width, a = w < 4 ? w : 4;
+
+		if (lay->val_off[i] < end || lay->val_off[i] % a || lay->val_off[i] >= end + a)
+			return "value offsets not packed and aligned after the status bytes";
+		end = lay->val_off[i] + w;
 	}
-	if (lay->row_size != end || lay->row_size % 8 || lay->row_size > 8 + 16 * MAX_KEYS)
+	if (lay->row_size < end || lay->row_size >= end + 4 + (end == 0) * 4 ||
+	    lay->row_size % 4 || lay->row_size > 8 + 16 * MAX_KEYS)
 		return "row size";
 	return NULL;
 }
@@ -358,7 +375,8 @@ static void check_structure(const char *expr)
 	char err[256], name[200];
 	struct prog p;
 
-	snprintf(name, sizeof(name), "'%s': compiles", expr);
+	snprintf(name, sizeof(name), "'%s'%s: compiles", expr,
+		 frame_mode == FRAME_LD_ABS ? " (LD_ABS)" : "");
 	if (!unit_ok(!compile(expr, &p, 1, err, sizeof(err)) && !p.e.err, name)) {
 		printf("#   %s\n", err);
 		emit_free(&p.e);
@@ -371,7 +389,8 @@ static void check_structure(const char *expr)
 		why = check_where(expr, &p);
 	if (!why)
 		why = check_layout(&p.q, &p.lay);
-	snprintf(name, sizeof(name), "'%s': structure (%d insns)", expr, p.e.len);
+	snprintf(name, sizeof(name), "'%s'%s: structure (%d insns)", expr,
+		 frame_mode == FRAME_LD_ABS ? " (LD_ABS)" : "", p.e.len);
 	if (!unit_ok(!why, name))
 		printf("#   %s\n", why);
 	emit_free(&p.e);
@@ -402,7 +421,8 @@ static void check_array_keys(void)
 	compile("count", &p, 0, err, sizeof(err));
 	memset(key, 0xff, sizeof(key));
 	layout_key_from_index(&p.lay, 0, key);
-	unit_ok(p.lay.row_size == 8 && !key[0], "layout_key_from_index: 'count' has one zero key");
+	unit_ok(p.lay.row_size == 4 && !key[0] && !key[3],
+		"layout_key_from_index: 'count' has one zero key");
 	emit_free(&p.e);
 }
 
@@ -424,7 +444,7 @@ static void check_too_large(void)
 	parse_query("count by ip.proto", &p.q, &perr);
 	layout_query(&p.q, &p.lay);
 	emit_init(&p.e);
-	ret = codegen(&p.q, &p.lay, f, BPF_MAXINSNS, &p.e, err, sizeof(err));
+	ret = codegen(&p.q, &p.lay, f, BPF_MAXINSNS, FRAME_WINDOW, &p.e, err, sizeof(err));
 	if (!unit_ok(ret == -1 && p.e.err == -E2BIG && strstr(err, "program too large"),
 		     "a where clause of 4095 loads: 'program too large'"))
 		printf("#   ret %d, len %d, err %d '%s'\n", ret, p.e.len, p.e.err, ret ? err : "");
@@ -464,17 +484,20 @@ int main(int argc, char **argv)
 	find_golden_dir(argv[0]);
 	for (i = 0; i < sizeof(goldens) / sizeof(goldens[0]); i++)
 		check_golden(&goldens[i], update && *update && strcmp(update, "0"));
-	for (i = 0; i < sizeof(goldens) / sizeof(goldens[0]); i++)
-		check_structure(goldens[i].expr);
-	for (i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++)
-		check_structure(exprs[i]);
 	tab = field_table(&n);
-	for (j = 0; j < n; j++) {
-		snprintf(expr, sizeof(expr), "count by %s", tab[j].name);
-		check_structure(expr);
-		snprintf(expr, sizeof(expr), "count by %s where tcp or udp", tab[j].name);
-		check_structure(expr);
+	for (frame_mode = FRAME_WINDOW; frame_mode <= FRAME_LD_ABS; frame_mode++) {
+		for (i = 0; i < sizeof(goldens) / sizeof(goldens[0]); i++)
+			check_structure(goldens[i].expr);
+		for (i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++)
+			check_structure(exprs[i]);
+		for (j = 0; j < n; j++) {
+			snprintf(expr, sizeof(expr), "count by %s", tab[j].name);
+			check_structure(expr);
+			snprintf(expr, sizeof(expr), "count by %s where tcp or udp", tab[j].name);
+			check_structure(expr);
+		}
 	}
+	frame_mode = FRAME_WINDOW;
 	check_array_keys();
 	check_too_large();
 	check_listing_c();

@@ -7,16 +7,18 @@
  * never traps, the where clause drops packets, gso_segs counts wire
  * packets, keys that do not fit in a bounded hash go to the overflow
  * counter, array entries for absent and truncated keys, vlan.id from the
- * skb metadata and from an inline tag.
+ * skb metadata and from an inline tag; and every field's program counts
+ * frames of every length, cut anywhere, once each.
  *
  * With arguments, the helper of tests/host/50-vm-count.t:
  *
- *	test_fields [-m MAX_KEYS] FILE.pcap EXPRESSION
+ *	test_fields [-l] [-m MAX_KEYS] FILE.pcap EXPRESSION
  *
  * runs the program of EXPRESSION over every frame of FILE.pcap as a
  * Linux packet socket sees it (an outer 802.1Q/802.1ad tag moved into
  * skb->vlan_tci, as the kernel does on receive) and prints the counts
- * as `ebpfcount -F csv` prints its final figures.  Exit status 1 and a
+ * as `ebpfcount -F csv` prints its final figures; -l: reading the frame
+ * with LD_ABS (as without CAP_PERFMON) instead of the window.  Exit status 1 and a
  * message on stderr if anything fails.
  */
 #include <arpa/inet.h>
@@ -50,6 +52,10 @@ struct counts {
 	char why[256];		/* the first trap */
 };
 
+/* How the programs compiled next read the frame (root: the window). */
+static enum frame_mode frame_mode;
+static const char *const mode_tag[] = { [FRAME_WINDOW] = "", [FRAME_LD_ABS] = " (LD_ABS)" };
+
 /* Compile expr as ebpfcount does (no interface), maps at FD_COUNTS... */
 static int build(const char *expr, struct prog *p, char *err, size_t errlen)
 {
@@ -61,7 +67,7 @@ static int build(const char *expr, struct prog *p, char *err, size_t errlen)
 		snprintf(err, errlen, "%s at %d", perr.msg, perr.pos);
 		return -1;
 	}
-	if (compile_query(&p->q, NULL, &p->lay, &p->e, err, errlen))
+	if (compile_query(&p->q, NULL, frame_mode, &p->lay, &p->e, err, errlen))
 		return -1;
 	codegen_relocate(p->e.insns, p->e.len, fds);
 	return 0;
@@ -389,15 +395,78 @@ static void check_case(const struct tcase *t)
 		}
 		run(&p, &skb, &c);
 	}
-	snprintf(name, sizeof(name), "'%s': %d runs return 0, none traps", t->expr, i);
+	snprintf(name, sizeof(name), "'%s'%s: %d runs return 0, none traps", t->expr,
+		 mode_tag[frame_mode], i);
 	if (!unit_ok(!c.traps && !c.nonzero, name))
 		printf("#   %d traps (%s), %d non-zero\n", c.traps, c.why, c.nonzero);
 	collect(&p.lay, &c);
 	text = csv(&p, &c);
-	snprintf(name, sizeof(name), "'%s': counts", t->expr);
+	snprintf(name, sizeof(name), "'%s'%s: counts", t->expr, mode_tag[frame_mode]);
 	unit_streq(text, t->want, name);
 	free(text);
 	emit_free(&p.e);
+}
+
+/*
+ * Every packet is counted, whatever its length: the program of each field
+ * (and of a few tuples) runs on frames of several kinds cut at every
+ * length, and the total must be one packet per run.  A frame read past its
+ * end (a short LD_ABS ends the program) would go missing here.
+ */
+static void check_every_length(const char *expr)
+{
+	static const struct fspec kinds[] = {
+		F("tcp 443"), F("udp 53"), F("ip6 hop"), F("arp"), F("frag"),
+		F("tcp 443", .vlan = 42), F("udp 53", .vlan = 7),
+	};
+	static struct counts c;
+	unsigned char frame[128];
+	struct vm_skb skb;
+	struct prog p;
+	char err[256], name[160];
+	unsigned int k, len, cut, runs = 0;
+
+	memset(&c, 0, sizeof(c));
+	if (build(expr, &p, err, sizeof(err)) || make_maps(&p.lay, DEFAULT_KEYS)) {
+		unit_ok(0, expr);
+		printf("#   %s\n", err);
+		return;
+	}
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		len = make_frame(&kinds[k], frame);
+		for (cut = 0; cut <= len; cut++, runs++) {
+			memset(&skb, 0, sizeof(skb));
+			skb.data = frame;
+			skb.len = cut;
+			run(&p, &skb, &c);
+		}
+	}
+	collect(&p.lay, &c);
+	snprintf(name, sizeof(name), "'%s'%s: each of %u cut frames counted once", expr,
+		 mode_tag[frame_mode], runs);
+	if (!unit_ok(!c.traps && !c.nonzero && c.iv.total.packets == runs, name))
+		printf("#   %llu counted, %d traps (%s), %d non-zero\n",
+		       (unsigned long long)c.iv.total.packets, c.traps, c.why, c.nonzero);
+	emit_free(&p.e);
+}
+
+static void check_lengths(void)
+{
+	static const char *const tuples[] = {
+		"count", "count by ip.src/24, tcp.dstport", "count by ipv6.dst/64, udp.srcport",
+		"count by eth.src, vlan.id, ip.proto, tcp.flags, frame.len",
+	};
+	const struct field *f = NULL;
+	char expr[64];
+	int i, n;
+
+	f = field_table(&n);
+	for (i = 0; i < n; i++) {
+		snprintf(expr, sizeof(expr), "count by %s", f[i].name);
+		check_every_length(expr);
+	}
+	for (i = 0; i < (int)(sizeof(tuples) / sizeof(tuples[0])); i++)
+		check_every_length(tuples[i]);
 }
 
 int main(int argc, char **argv)
@@ -406,9 +475,13 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "m:")) != -1) {
+	while ((opt = getopt(argc, argv, "lm:")) != -1) {
+		if (opt == 'l') {
+			frame_mode = FRAME_LD_ABS;
+			continue;
+		}
 		if (opt != 'm' || atoi(optarg) < 1 || atoi(optarg) > DEFAULT_KEYS) {
-			fprintf(stderr, "usage: test_fields [-m MAX_KEYS] FILE.pcap EXPRESSION\n");
+			fprintf(stderr, "usage: test_fields [-l] [-m MAX_KEYS] FILE.pcap EXPRESSION\n");
 			return 2;
 		}
 		max_keys = atoi(optarg);
@@ -416,10 +489,13 @@ int main(int argc, char **argv)
 	if (optind + 2 == argc)
 		return helper(argv[optind], argv[optind + 1], max_keys);
 	if (optind != argc) {
-		fprintf(stderr, "usage: test_fields [-m MAX_KEYS] FILE.pcap EXPRESSION\n");
+		fprintf(stderr, "usage: test_fields [-l] [-m MAX_KEYS] FILE.pcap EXPRESSION\n");
 		return 2;
 	}
-	for (i = 0; i < sizeof(tcases) / sizeof(tcases[0]); i++)
-		check_case(&tcases[i]);
+	for (frame_mode = FRAME_WINDOW; frame_mode <= FRAME_LD_ABS; frame_mode++) {
+		for (i = 0; i < sizeof(tcases) / sizeof(tcases[0]); i++)
+			check_case(&tcases[i]);
+		check_lengths();
+	}
 	return unit_done();
 }

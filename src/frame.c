@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading the frame: the window on the stack, or LD_ABS; see frame.h. */
+#include <linux/bpf.h>
+
+#include "frame.h"
+
+#define FP BPF_REG_10
+#define CTX BPF_REG_6
+
+static const int bytes_of[] = { [BPF_W] = 4, [BPF_H] = 2, [BPF_B] = 1 };
+
+/* Offsets held in registers are those of the network header or after. */
+#define REG_BASE_ALIGN 14
+
+void frame_copy(struct emit *e, int len_reg, int win_len)
+{
+	emit(e, BPF_MOV64_REG(BPF_REG_4, len_reg));
+	/* not "len == 0": the verifier learns 1 <= r4 from this */
+	emit(e, BPF_JMP_IMM(BPF_JLT, BPF_REG_4, 1, 7));
+	emit(e, BPF_JMP_IMM(BPF_JLE, BPF_REG_4, win_len, 1));
+	emit(e, BPF_MOV64_IMM(BPF_REG_4, win_len));
+	emit(e, BPF_MOV64_REG(BPF_REG_1, CTX));
+	emit(e, BPF_MOV64_IMM(BPF_REG_2, 0));
+	emit(e, BPF_MOV64_REG(BPF_REG_3, FP));
+	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, FRAME_WIN_OFF));
+	emit(e, BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes));
+}
+
+static void ld_abs(struct emit *e, int size, int base, int off)
+{
+	if (base < 0)
+		emit(e, INSN(BPF_LD | size | BPF_ABS, 0, 0, 0, off));
+	else
+		emit(e, INSN(BPF_LD | size | BPF_IND, 0, base, 0, off));
+}
+
+/*
+ * The register that points at frame offset base of the window (*at = 0),
+ * r1 = r10 + FRAME_WIN_OFF + base; or r10 itself (*at = FRAME_WIN_OFF).
+ */
+static int window_ptr(struct emit *e, int base, int *at)
+{
+	*at = FRAME_WIN_OFF;
+	if (base < 0)
+		return FP;
+	*at = 0;
+	emit(e, BPF_MOV64_REG(BPF_REG_1, FP));
+	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, FRAME_WIN_OFF));
+	emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_1, base));
+	return BPF_REG_1;
+}
+
+/* r0 = the bytes at ptr + off one by one, most significant first */
+static void load_bytes(struct emit *e, int ptr, int off, int n)
+{
+	int i;
+
+	emit(e, BPF_LDX_MEM(BPF_B, BPF_REG_0, ptr, off));
+	for (i = 1; i < n; i++) {
+		emit(e, BPF_LDX_MEM(BPF_B, BPF_REG_2, ptr, off + i));
+		emit(e, BPF_ALU32_IMM(BPF_LSH, BPF_REG_0, 8));
+		emit(e, BPF_ALU32_REG(BPF_OR, BPF_REG_0, BPF_REG_2));
+	}
+}
+
+/* r0 = n bytes of the window at ptr + off, aligned to n or not */
+static void load_window(struct emit *e, int size, int ptr, int off, int aligned)
+{
+	int n = bytes_of[size];
+
+	if (!aligned) {
+		load_bytes(e, ptr, off, n);
+		return;
+	}
+	emit(e, BPF_LDX_MEM(size, BPF_REG_0, ptr, off));
+	if (n > 1)
+		emit(e, BPF_ENDIAN_BE(BPF_REG_0, 8 * n));
+}
+
+void frame_load(struct emit *e, enum frame_mode mode, int size, int base, int off)
+{
+	int align = FRAME_WIN_OFF + off + (base < 0 ? 0 : REG_BASE_ALIGN), at, ptr;
+
+	if (mode == FRAME_LD_ABS) {
+		ld_abs(e, size, base, off);
+		return;
+	}
+	ptr = window_ptr(e, base, &at);
+	load_window(e, size, ptr, at + off, align % bytes_of[size] == 0);
+}
+
+void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base, int off,
+			int len_reg, int *reject)
+{
+	int n = bytes_of[size], slow = NO_JUMP, done = NO_JUMP;
+
+	if (mode == FRAME_LD_ABS || off < 0 || (base < 0 && off + n > FRAME_WIN_LEN)) {
+		ld_abs(e, size, base, off);
+		return;
+	}
+	if (base < 0) {
+		emit_jump(e, BPF_JMP_IMM(BPF_JLT, len_reg, off + n, 0), reject);
+		load_window(e, size, FP, FRAME_WIN_OFF + off,
+			    (FRAME_WIN_OFF + off) % n == 0);
+		return;
+	}
+	/* r1 = base + off; past the window: LD_IND; past the end: reject */
+	emit(e, BPF_MOV64_REG(BPF_REG_1, base));
+	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, off));
+	emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, FRAME_WIN_LEN - n, 0), &slow);
+	emit(e, BPF_MOV64_REG(BPF_REG_2, BPF_REG_1));
+	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, n));
+	emit_jump(e, BPF_JMP_REG(BPF_JGT, BPF_REG_2, len_reg, 0), reject);
+	emit(e, BPF_MOV64_REG(BPF_REG_3, FP));
+	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, FRAME_WIN_OFF));
+	emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_1));
+	load_bytes(e, BPF_REG_3, 0, n);
+	emit_jump(e, BPF_JMP_A(0), &done);
+	emit_patch_here(e, slow);
+	ld_abs(e, size, base, off);
+	emit_patch_here(e, done);
+}
+
+void frame_copy_out(struct emit *e, int base, int off, int dst, int n)
+{
+	int at = FRAME_WIN_OFF + off + (base < 0 ? 0 : REG_BASE_ALIGN), src;
+	int ptr = window_ptr(e, base, &src);
+
+	src += off;
+	while (n > 0) {
+		int size = BPF_W;
+
+		if (n < 4 || at % 4 || dst % 4)
+			size = n >= 2 && at % 2 == 0 && dst % 2 == 0 ? BPF_H : BPF_B;
+		emit(e, BPF_LDX_MEM(size, BPF_REG_0, ptr, src));
+		emit(e, BPF_STX_MEM(size, FP, BPF_REG_0, dst));
+		src += bytes_of[size];
+		at += bytes_of[size];
+		dst += bytes_of[size];
+		n -= bytes_of[size];
+	}
+}

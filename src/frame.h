@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * How a program reads the frame: the code generator's key fields and the
+ * translated where clause both read it through here.
+ *
+ * Socket filters cannot read packet data directly.  Each LD_ABS/LD_IND
+ * calls a helper, so the program instead copies the frame's first
+ * FRAME_WIN_LEN bytes to the stack once, with bpf_skb_load_bytes(), and
+ * reads the copy, the "window".  A read at an offset held in a register is
+ * a variable-offset stack access, which the verifier allows only with
+ * CAP_PERFMON (or CAP_SYS_ADMIN); without it, FRAME_LD_ABS programs read
+ * with LD_ABS/LD_IND instead.
+ *
+ * The window starts 2 bytes past a 4-byte boundary, so that the network
+ * header of an untagged or single-tagged frame, and the transport header
+ * after it, are 4-byte aligned: the verifier wants aligned stack reads.
+ */
+#ifndef EBPFCOUNT_FRAME_H
+#define EBPFCOUNT_FRAME_H
+
+#include "emit.h"
+
+enum frame_mode { FRAME_WINDOW, FRAME_LD_ABS };
+
+enum {
+	FRAME_WIN_OFF = -350,	/* the window, from r10 */
+	FRAME_WIN_LEN = 96,	/* bytes of the window */
+};
+
+/*
+ * Copy the frame's first min(length, win_len) bytes to the window, where
+ * win_len <= FRAME_WIN_LEN, and FRAME_WIN_LEN if frame_load_checked()
+ * reads it; the frame length is in len_reg, the skb in r6.  Clobbers
+ * r0-r5.
+ */
+void frame_copy(struct emit *e, int len_reg, int win_len);
+
+/*
+ * r0 = the size (BPF_B, BPF_H, BPF_W) bytes at frame offset base + off
+ * (base < 0: at off), in host order.  The caller has checked that the
+ * frame holds them and, in FRAME_WINDOW mode, that they lie in the window;
+ * a register base must be even for BPF_H and a multiple of 4 for BPF_W.
+ * Clobbers r1-r5.
+ */
+void frame_load(struct emit *e, enum frame_mode mode, int size, int base, int off);
+
+/*
+ * The same for the translated where clause, with no alignment known and
+ * no check made: a read past the frame's end (length in len_reg) jumps to
+ * *reject; one past the window, or any in FRAME_LD_ABS mode, is an
+ * LD_ABS/LD_IND.  Clobbers r1-r5.
+ */
+void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base, int off,
+			int len_reg, int *reject);
+
+/*
+ * Copy n bytes at frame offset base + off (base < 0: at off) to the stack
+ * at r10 + dst, which is 4-byte aligned; FRAME_WINDOW mode only, with the
+ * same conditions as frame_load().  Clobbers r0, r1.
+ */
+void frame_copy_out(struct emit *e, int base, int off, int dst, int n);
+
+#endif
