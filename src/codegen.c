@@ -44,6 +44,7 @@ enum { L3_IP4 = 4, L3_IP6 = 6, ST_ABSENT = 0x100, ST_TRUNC = 0x101 };
 #define R_LEN BPF_REG_7		/* frame length; bytes to add */
 #define R_L3 BPF_REG_8		/* network header offset; segments to add */
 #define R_L4 BPF_REG_9		/* transport header offset */
+#define R_TABLE BPF_REG_9	/* then: the live table of a bounded hash */
 #define FP BPF_REG_10
 #define FRAME (-1)		/* base "register" of a field at a fixed offset */
 
@@ -78,7 +79,7 @@ static int value_align(int width)
 	return width < 4 ? width : 4;
 }
 
-void layout_query(const struct query *q, struct layout *lay)
+void layout_query(const struct query *q, unsigned int max_keys, struct layout *lay)
 {
 	int i, off = q->nkeys;
 
@@ -96,6 +97,8 @@ void layout_query(const struct query *q, struct layout *lay)
 	lay->key_size = lay->array ? 4 : lay->row_size;
 	if (lay->array)
 		lay->max_entries = q->nkeys ? ARRAY_ABSENT + 2 : 1;
+	else if (max_keys)
+		lay->max_entries = max_keys, lay->tables = 1;
 }
 
 void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned char *key)
@@ -427,10 +430,18 @@ static void gen_key(struct gen *g, int i)
 	emit_patch_here(g->e, next);
 }
 
-/* r0 = lookup(map, r10 + key) */
-static void lookup(struct gen *g, int map, int key)
+/* r1 = the counts map: a map, or the live table in r9 */
+static void counts_map(struct gen *g)
 {
-	emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, map);
+	if (g->lay->tables)
+		emit(g->e, BPF_MOV64_REG(BPF_REG_1, R_TABLE));
+	else
+		emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, MAP_COUNTS);
+}
+
+/* r0 = lookup(r1, r10 + key) */
+static void lookup(struct gen *g, int key)
+{
 	emit(g->e, BPF_MOV64_REG(BPF_REG_2, FP));
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, key));
 	emit(g->e, BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem));
@@ -452,7 +463,7 @@ static void insert(struct gen *g, int *ovf)
 {
 	emit(g->e, BPF_STX_MEM(BPF_DW, FP, R_L3, SLOT_VAL + CNT_PACKETS));
 	emit(g->e, BPF_STX_MEM(BPF_DW, FP, R_LEN, SLOT_VAL + CNT_BYTES));
-	emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, MAP_COUNTS);
+	counts_map(g);
 	emit(g->e, BPF_MOV64_REG(BPF_REG_2, FP));
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, g->key));
 	emit(g->e, BPF_MOV64_REG(BPF_REG_3, FP));
@@ -460,7 +471,8 @@ static void insert(struct gen *g, int *ovf)
 	emit(g->e, BPF_MOV64_IMM(BPF_REG_4, BPF_NOEXIST));
 	emit(g->e, BPF_EMIT_CALL(BPF_FUNC_map_update_elem));
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &g->out);
-	lookup(g, MAP_COUNTS, g->key);
+	counts_map(g);
+	lookup(g, g->key);
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, ovf);
 	add_counter(g);
 	emit_goto(g, &g->out);
@@ -474,7 +486,16 @@ static void gen_count(struct gen *g)
 	emit(g->e, BPF_LDX_MEM(BPF_W, R_L3, R_CTX, SKB_FIELD(gso_segs)));
 	emit(g->e, BPF_JMP_IMM(BPF_JNE, R_L3, 0, 1));
 	emit(g->e, BPF_MOV64_IMM(R_L3, 1));
-	lookup(g, MAP_COUNTS, g->lay->array ? SLOT_IDX : g->key);
+	if (g->lay->tables) {
+		emit_note(g->e, "r9 = the live table");
+		emit(g->e, BPF_ST_MEM(BPF_W, FP, SLOT_IDX, 0));
+		emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, MAP_COUNTS);
+		lookup(g, SLOT_IDX);
+		emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &ovf);
+		emit(g->e, BPF_MOV64_REG(R_TABLE, BPF_REG_0));
+	}
+	counts_map(g);
+	lookup(g, g->lay->array ? SLOT_IDX : g->key);
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &miss);
 	add_counter(g);
 	emit_goto(g, &g->out);
@@ -484,7 +505,8 @@ static void gen_count(struct gen *g)
 	emit_patch_here(g->e, ovf);
 	emit_note(g->e, "overflow: the key did not fit in the map");
 	emit(g->e, BPF_ST_MEM(BPF_W, FP, SLOT_IDX, 0));
-	lookup(g, MAP_OVERFLOW, SLOT_IDX);
+	emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, MAP_OVERFLOW);
+	lookup(g, SLOT_IDX);
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &g->out);
 	add_counter(g);
 }

@@ -10,6 +10,13 @@
  * is a multiple of 4 bytes.  A single one-byte field is counted in a
  * per-CPU array instead, indexed by the byte, with two more entries for
  * absent and truncated.
+ *
+ * With a bound on the number of keys (--max-keys), the counts map is an
+ * array of maps with one slot, holding one of two preallocated per-CPU
+ * hash tables of that many entries: user space swaps in the empty one at
+ * each readout and drains the other, so every interval starts with room
+ * for max_keys keys, and a key that finds the table full is counted in
+ * the overflow map.
  */
 #ifndef EBPFCOUNT_CODEGEN_H
 #define EBPFCOUNT_CODEGEN_H
@@ -35,15 +42,16 @@ struct layout {
 	int array;		/* counts map is a per-CPU array */
 	int key_size;		/* bytes of a counts-map key */
 	int row_size;		/* bytes of a key in the hash layout, as rows carry it */
-	int max_entries;	/* entries of an array; 0 for a hash */
+	int max_entries;	/* entries of an array or a bounded hash; 0: unbounded */
+	int tables;		/* bounded: counts map holds the live hash table */
 	int val_off[MAX_KEYS];	/* offset of each field's bytes in a key */
 	int nkeys;
 };
 
 #define ARRAY_ABSENT 256	/* array index of an absent one-byte key */
 
-/* Fill in the key layout of q. */
-void layout_query(const struct query *q, struct layout *lay);
+/* Fill in the key layout of q; max_keys bounds a hash (0: unbounded). */
+void layout_query(const struct query *q, unsigned int max_keys, struct layout *lay);
 /* The hash-layout key of array entry idx, into key (row_size bytes). */
 void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned char *key);
 

@@ -93,7 +93,7 @@ static void usage(FILE *f)
 		"  -n            numbers only: no protocol or port names\n"
 		"  -p            do not put the interface in promiscuous mode\n"
 		"  --top N       print the N busiest keys per interval\n"
-		"  --max-keys N  bound the key table; keys that do not fit count as overflow\n"
+		"  --max-keys N  bound the keys per interval; keys that do not fit count as overflow\n"
 		"  -d            print the generated eBPF program and exit; -dd as a C array\n"
 		"  -v            print the verifier's log, and per interval the time\n"
 		"                taken to read and print the counters (on stderr)\n"
@@ -195,15 +195,17 @@ static void compile(const struct options *o, struct program *p)
 	struct parse_error perr;
 	char err[512];
 
-	enum frame_mode mode = load_frame_mode();
+	struct compile_opts co = {
+		.ifname = o->ifname, .mode = load_frame_mode(), .max_keys = o->max_keys,
+	};
 
 	if (parse_query(o->expr, &p->q, &perr))
 		die_at(o->expr, perr.pos, perr.msg);
 	if (o->verbose)
-		fprintf(stderr, "ebpfcount: reading the frame %s\n", mode == FRAME_WINDOW ?
+		fprintf(stderr, "ebpfcount: reading the frame %s\n", co.mode == FRAME_WINDOW ?
 			"from a copy on the stack" : "with LD_ABS (no CAP_PERFMON)");
 	emit_init(&p->e);
-	switch (compile_query(&p->q, o->ifname, mode, &p->lay, &p->e, err, sizeof(err))) {
+	switch (compile_query(&p->q, &co, &p->lay, &p->e, err, sizeof(err))) {
 	case 1:
 		die_at(o->expr, p->q.filter_pos, err);
 	case -1:
@@ -304,7 +306,7 @@ int main(int argc, char **argv)
 			die("%s", err);
 		o.ifname = ifname;
 	}
-	if (maps_create(&m, &p.lay, o.max_keys, err, sizeof(err)))
+	if (maps_create(&m, &p.lay, err, sizeof(err)))
 		die("%s", err);
 	prog = load_program(&p.e, m.fd, o.verbose, err, sizeof(err));
 	if (prog < 0)

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The per-CPU maps the program counts in, and their readout: every entry
- * with its per-CPU counters summed.
+ * with its per-CPU counters summed.  The counters of an array or an
+ * unbounded hash only grow; a bounded hash's live table is swapped for the
+ * empty one and drained at each readout (codegen.h), so its entries are
+ * the counts since the previous readout.
  */
 #ifndef EBPFCOUNT_MAPS_H
 #define EBPFCOUNT_MAPS_H
@@ -12,6 +15,8 @@
 
 struct maps {
 	int fd[NR_MAPS];
+	int table[2];		/* bounded hash: the two tables, else -1 */
+	int live;		/* the table in the counts map */
 	int ncpus;		/* possible CPUs: a per-CPU value has one slot each */
 	const struct layout *lay;
 	int batch;		/* 1: batch lookups work, 0: they do not, -1: untried */
@@ -22,15 +27,18 @@ struct maps {
 /* Default bound of a hash counts map (allocated as keys appear). */
 #define MAPS_DEFAULT_KEYS (1 << 20)
 
-/* Create the counts and overflow maps; max_keys 0: unbounded default. */
-int maps_create(struct maps *m, const struct layout *lay, unsigned int max_keys,
-		char *err, size_t errlen);
+/* Create the counts and overflow maps for lay (and a bounded hash's tables). */
+int maps_create(struct maps *m, const struct layout *lay, char *err, size_t errlen);
 void maps_close(struct maps *m);
 
 /* Called for every entry with its key in the hash layout (see codegen.h). */
 typedef int (*maps_entry_fn)(const unsigned char *key, const struct counter *sum, void *ctx);
 
-/* Read the counts map; then *overflow. */
+/*
+ * Read the counts map, then *overflow (which only grows).  The entries are
+ * the counters since start, or, for a bounded hash (lay->tables), since
+ * the previous read.
+ */
 int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overflow);
 
 /* Describe a bpf(2) failure, naming the missing capability on EPERM. */

@@ -21,6 +21,7 @@ struct report {
 	size_t cap, n;		/* open addressing; cap is a power of two */
 	unsigned char *slots;
 	struct counter overflow_last, overflow_now;
+	struct counter retired;	/* since start, of keys no longer kept */
 	struct row *rows;
 	size_t rows_cap;
 };
@@ -41,6 +42,12 @@ static uint64_t hash_key(const unsigned char *key, int n)
 
 static int grow(struct report *r);
 
+static void add(struct counter *to, const struct counter *c)
+{
+	to->packets += c->packets;
+	to->bytes += c->bytes;
+}
+
 static struct entry *find(struct report *r, const unsigned char *key)
 {
 	struct entry *e;
@@ -60,12 +67,21 @@ static struct entry *find(struct report *r, const unsigned char *key)
 	return e;
 }
 
-static int grow(struct report *r)
+static int idle(const struct entry *e)
+{
+	return e->now.packets == e->last.packets && e->now.bytes == e->last.bytes;
+}
+
+/*
+ * Move the entries to a table of cap slots; drop_idle: leave out those
+ * that did not count since the last readout, their totals retired.
+ */
+static int rebuild(struct report *r, size_t cap, int drop_idle)
 {
 	struct report old = *r;
 	size_t i;
 
-	r->cap = old.cap ? old.cap * 2 : 1024;
+	r->cap = cap;
 	r->slots = calloc(r->cap, r->entry_size);
 	if (!r->slots) {
 		*r = old;
@@ -77,12 +93,21 @@ static int grow(struct report *r)
 
 		if (!from->used)
 			continue;
+		if (drop_idle && idle(from)) {
+			add(&r->retired, &from->now);
+			continue;
+		}
 		to = find(r, from->key);
 		to->last = from->last;
 		to->now = from->now;
 	}
 	free(old.slots);
 	return 0;
+}
+
+static int grow(struct report *r)
+{
+	return rebuild(r, r->cap ? r->cap * 2 : 1024, 0);
 }
 
 struct report *report_new(const struct layout *lay)
@@ -120,7 +145,10 @@ static int take(const unsigned char *key, const struct counter *sum, void *ctx)
 	e = find(r, buf);
 	if (!e)
 		return -1;
-	e->now = *sum;
+	if (r->lay->tables)	/* a drained table: counts since the last read */
+		add(&e->now, sum);
+	else
+		e->now = *sum;
 	return 0;
 }
 
@@ -134,12 +162,6 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	if (x->c.bytes != y->c.bytes)
 		return x->c.bytes < y->c.bytes ? 1 : -1;
 	return memcmp(x->key, y->key, r->lay->row_size);
-}
-
-static void add(struct counter *to, const struct counter *c)
-{
-	to->packets += c->packets;
-	to->bytes += c->bytes;
 }
 
 static struct counter diff(const struct counter *now, const struct counter *last)
@@ -186,6 +208,9 @@ int report_collect(struct report *r, struct maps *m, struct interval *iv)
 	err = maps_read(m, take, r, &r->overflow_now);
 	if (err)
 		return err == -ECANCELED ? -ENOMEM : err;
+	/* a bounded hash bounds this table too: past it, forget idle keys */
+	if (r->lay->tables && r->n > (size_t)r->lay->max_entries && rebuild(r, r->cap, 1))
+		return -ENOMEM;
 	memset(iv, 0, sizeof(*iv));
 	iv->overflow = diff(&r->overflow_now, &r->overflow_last);
 	return make_rows(r, iv, 0);
@@ -196,5 +221,6 @@ void report_final(struct report *r, struct interval *iv)
 	memset(iv, 0, sizeof(*iv));
 	iv->final = 1;
 	iv->overflow = r->overflow_now;
+	add(&iv->overflow, &r->retired);
 	make_rows(r, iv, 1);
 }

@@ -100,15 +100,16 @@ static void set_jit(int on)
 /* ebpfcount's path: parse, pcap filter, layout, codegen, maps, verifier */
 static void load_ebpfcount(struct bcase *c)
 {
+	struct compile_opts co = { .mode = c->mode };
 	struct parse_error perr;
 	char err[1024];
 
 	if (parse_query(c->expr, &c->q, &perr))
 		die("%s: %s at column %d", c->expr, perr.msg, perr.pos + 1);
 	emit_init(&c->e);
-	if (compile_query(&c->q, NULL, c->mode, &c->lay, &c->e, err, sizeof(err)))
+	if (compile_query(&c->q, &co, &c->lay, &c->e, err, sizeof(err)))
 		die("%s: %s", c->expr, err);
-	if (maps_create(&c->m, &c->lay, 0, err, sizeof(err)))
+	if (maps_create(&c->m, &c->lay, err, sizeof(err)))
 		die("%s: %s", c->expr, err);
 	c->fd = load_program(&c->e, c->m.fd, 0, err, sizeof(err));
 	if (c->fd < 0)

@@ -64,7 +64,8 @@ const char *vm_error(void)
 
 static bool is_array(__u32 type)
 {
-	return type == BPF_MAP_TYPE_ARRAY || type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	return type == BPF_MAP_TYPE_ARRAY || type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+	       type == BPF_MAP_TYPE_ARRAY_OF_MAPS;
 }
 
 static bool is_lru(__u32 type)
@@ -117,6 +118,8 @@ int vm_map_add(int fd, __u32 type, __u32 key_size, __u32 value_size,
 	    key_size > VM_STACK_SIZE)
 		return -1;
 	if (is_array(type) ? key_size != 4 : !is_hash(type) || !key_size)
+		return -1;
+	if (type == BPF_MAP_TYPE_ARRAY_OF_MAPS && value_size != 4)
 		return -1;
 	*m = (struct vm_map){ .fd = fd, .type = type, .key_size = key_size,
 			      .value_size = value_size, .max_entries = max_entries };
@@ -531,6 +534,12 @@ static bool h_lookup(struct vm *vm, __u64 *r0)
 	if (i >= 0)
 		m->used[i] = ++m->clock;
 	*r0 = i < 0 ? 0 : (uintptr_t)map_value(m, i);
+	if (i >= 0 && m->type == BPF_MAP_TYPE_ARRAY_OF_MAPS) {
+		/* the value is an inner map's fd; the program gets the map */
+		struct vm_map *inner = map_by_fd(*(const __u32 *)map_value(m, i));
+
+		*r0 = inner ? (uintptr_t)inner : 0;
+	}
 	return true;
 }
 

@@ -61,7 +61,9 @@ struct vm_skb {
 
 /*
  * Register a fake map under fd (the imm of BPF_LD_MAP_FD).  Types: ARRAY,
- * HASH, LRU_HASH and their PERCPU variants, which behave as on one CPU.
+ * HASH, LRU_HASH and their PERCPU variants, which behave as on one CPU,
+ * and ARRAY_OF_MAPS, whose values are inner maps' fds (a lookup gives the
+ * program the inner map).
  * Returns 0, or -1 (bad type or sizes, fd taken, too many maps).
  */
 int vm_map_add(int fd, __u32 type, __u32 key_size, __u32 value_size,

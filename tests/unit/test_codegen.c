@@ -88,6 +88,7 @@ struct prog {
 /* Compile expr as ebpfcount -d does; filtered: with its where clause. */
 static int compile(const char *expr, struct prog *p, int filtered, char *err, size_t errlen)
 {
+	struct compile_opts co = { .mode = frame_mode };
 	struct parse_error perr;
 
 	emit_init(&p->e);
@@ -97,7 +98,7 @@ static int compile(const char *expr, struct prog *p, int filtered, char *err, si
 	}
 	if (!filtered)
 		p->q.filter = NULL;
-	return compile_query(&p->q, NULL, frame_mode, &p->lay, &p->e, err, errlen) ? -1 : 0;
+	return compile_query(&p->q, &co, &p->lay, &p->e, err, errlen) ? -1 : 0;
 }
 
 /* ---- golden listings ---- */
@@ -442,7 +443,7 @@ static void check_too_large(void)
 		f[i] = (struct sock_filter){ BPF_LD | BPF_H | BPF_ABS, 0, 0, 12 };
 	f[BPF_MAXINSNS - 1] = (struct sock_filter){ BPF_RET | BPF_K, 0, 0, 0xffff };
 	parse_query("count by ip.proto", &p.q, &perr);
-	layout_query(&p.q, &p.lay);
+	layout_query(&p.q, 0, &p.lay);
 	emit_init(&p.e);
 	ret = codegen(&p.q, &p.lay, f, BPF_MAXINSNS, FRAME_WINDOW, &p.e, err, sizeof(err));
 	if (!unit_ok(ret == -1 && p.e.err == -E2BIG && strstr(err, "program too large"),

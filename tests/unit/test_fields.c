@@ -35,6 +35,7 @@
 
 #define FD_COUNTS	3
 #define FD_OVERFLOW	4
+#define FD_TABLE	5	/* the live table of a bounded hash */
 #define DEFAULT_KEYS	4096
 #define FRAME_MAX	2048
 
@@ -56,10 +57,15 @@ struct counts {
 static enum frame_mode frame_mode;
 static const char *const mode_tag[] = { [FRAME_WINDOW] = "", [FRAME_LD_ABS] = " (LD_ABS)" };
 
-/* Compile expr as ebpfcount does (no interface), maps at FD_COUNTS... */
-static int build(const char *expr, struct prog *p, char *err, size_t errlen)
+/*
+ * Compile expr as ebpfcount does (no interface, max_keys as --max-keys),
+ * maps at FD_COUNTS...
+ */
+static int build(const char *expr, unsigned int max_keys, struct prog *p, char *err,
+		 size_t errlen)
 {
 	const int fds[NR_MAPS] = { [MAP_COUNTS] = FD_COUNTS, [MAP_OVERFLOW] = FD_OVERFLOW };
+	struct compile_opts co = { .mode = frame_mode, .max_keys = max_keys };
 	struct parse_error perr;
 
 	emit_init(&p->e);
@@ -67,20 +73,36 @@ static int build(const char *expr, struct prog *p, char *err, size_t errlen)
 		snprintf(err, errlen, "%s at %d", perr.msg, perr.pos);
 		return -1;
 	}
-	if (compile_query(&p->q, NULL, frame_mode, &p->lay, &p->e, err, errlen))
+	if (compile_query(&p->q, &co, &p->lay, &p->e, err, errlen))
 		return -1;
 	codegen_relocate(p->e.insns, p->e.len, fds);
 	return 0;
 }
 
-/* Fresh maps as maps_create() makes them; a hash of max_keys entries. */
-static int make_maps(const struct layout *lay, unsigned int max_keys)
+/* The map that holds the rows: the counts map, or its live table. */
+static int rows_fd(const struct layout *lay)
 {
+	return lay->tables ? FD_TABLE : FD_COUNTS;
+}
+
+/*
+ * Fresh maps as maps_create() makes them: an array, a hash (DEFAULT_KEYS
+ * entries when unbounded) or the array of maps with its live table.
+ */
+static int make_maps(const struct layout *lay)
+{
+	__u32 zero = 0;
+
 	vm_reset();
-	if (vm_map_add(FD_COUNTS, lay->array ? BPF_MAP_TYPE_PERCPU_ARRAY : BPF_MAP_TYPE_PERCPU_HASH,
-		       lay->key_size, sizeof(struct counter),
-		       lay->array ? (unsigned int)lay->max_entries : max_keys))
+	if (vm_map_add(rows_fd(lay), lay->array ? BPF_MAP_TYPE_PERCPU_ARRAY :
+		       BPF_MAP_TYPE_PERCPU_HASH, lay->key_size, sizeof(struct counter),
+		       lay->max_entries ? (unsigned int)lay->max_entries : DEFAULT_KEYS))
 		return -1;
+	if (lay->tables) {
+		if (vm_map_add(FD_COUNTS, BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 1))
+			return -1;
+		*(__u32 *)vm_map_lookup(FD_COUNTS, &zero) = FD_TABLE;
+	}
 	return vm_map_add(FD_OVERFLOW, BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(struct counter), 1);
 }
 
@@ -138,7 +160,7 @@ static void collect(const struct layout *lay, struct counts *c)
 	const void *key;
 	void *val;
 	__u32 zero = 0;
-	int i, n = vm_map_count(FD_COUNTS);
+	int i, n = vm_map_count(rows_fd(lay));
 
 	memset(iv, 0, sizeof(*iv));
 	memset(c->keys, 0, sizeof(c->keys));
@@ -147,7 +169,7 @@ static void collect(const struct layout *lay, struct counts *c)
 	for (i = 0; i < n && iv->nrows < DEFAULT_KEYS + 2; i++) {
 		unsigned char *k = c->keys[iv->nrows];
 
-		vm_map_entry(FD_COUNTS, i, &key, &val);
+		vm_map_entry(rows_fd(lay), i, &key, &val);
 		v = val;
 		if (!v->packets && !v->bytes)
 			continue;
@@ -208,7 +230,7 @@ static int helper(const char *file, const char *expr, unsigned int max_keys)
 	pcap_t *pc;
 	int ret;
 
-	if (build(expr, &p, err, sizeof(err)) || make_maps(&p.lay, max_keys)) {
+	if (build(expr, max_keys, &p, err, sizeof(err)) || make_maps(&p.lay)) {
 		fprintf(stderr, "test_fields: '%s': %s\n", expr, err);
 		return 1;
 	}
@@ -301,7 +323,7 @@ static unsigned int make_frame(const struct fspec *f, unsigned char *b)
 
 struct tcase {
 	const char *expr;
-	unsigned int max_keys;	/* 0: DEFAULT_KEYS */
+	unsigned int max_keys;	/* --max-keys; 0: none (DEFAULT_KEYS entries) */
 	struct fspec frames[8];
 	const char *want;	/* CSV as csv() gives it */
 };
@@ -372,8 +394,7 @@ static void check_case(const struct tcase *t)
 	int i;
 
 	memset(&c, 0, sizeof(c));
-	if (build(t->expr, &p, err, sizeof(err)) ||
-	    make_maps(&p.lay, t->max_keys ? t->max_keys : DEFAULT_KEYS)) {
+	if (build(t->expr, t->max_keys, &p, err, sizeof(err)) || make_maps(&p.lay)) {
 		unit_ok(0, t->expr);
 		printf("#   %s\n", err);
 		return;
@@ -413,7 +434,7 @@ static void check_case(const struct tcase *t)
  * length, and the total must be one packet per run.  A frame read past its
  * end (a short LD_ABS ends the program) would go missing here.
  */
-static void check_every_length(const char *expr)
+static void check_every_length(const char *expr, unsigned int max_keys)
 {
 	static const struct fspec kinds[] = {
 		F("tcp 443"), F("udp 53"), F("ip6 hop"), F("arp"), F("frag"),
@@ -427,7 +448,7 @@ static void check_every_length(const char *expr)
 	unsigned int k, len, cut, runs = 0;
 
 	memset(&c, 0, sizeof(c));
-	if (build(expr, &p, err, sizeof(err)) || make_maps(&p.lay, DEFAULT_KEYS)) {
+	if (build(expr, max_keys, &p, err, sizeof(err)) || make_maps(&p.lay)) {
 		unit_ok(0, expr);
 		printf("#   %s\n", err);
 		return;
@@ -442,8 +463,8 @@ static void check_every_length(const char *expr)
 		}
 	}
 	collect(&p.lay, &c);
-	snprintf(name, sizeof(name), "'%s'%s: each of %u cut frames counted once", expr,
-		 mode_tag[frame_mode], runs);
+	snprintf(name, sizeof(name), "'%s'%s%s: each of %u cut frames counted once", expr,
+		 max_keys ? " in 2 keys" : "", mode_tag[frame_mode], runs);
 	if (!unit_ok(!c.traps && !c.nonzero && c.iv.total.packets == runs, name))
 		printf("#   %llu counted, %d traps (%s), %d non-zero\n",
 		       (unsigned long long)c.iv.total.packets, c.traps, c.why, c.nonzero);
@@ -463,15 +484,16 @@ static void check_lengths(void)
 	f = field_table(&n);
 	for (i = 0; i < n; i++) {
 		snprintf(expr, sizeof(expr), "count by %s", f[i].name);
-		check_every_length(expr);
+		check_every_length(expr, 0);
 	}
 	for (i = 0; i < (int)(sizeof(tuples) / sizeof(tuples[0])); i++)
-		check_every_length(tuples[i]);
+		check_every_length(tuples[i], 0);
+	check_every_length(tuples[1], 2);
 }
 
 int main(int argc, char **argv)
 {
-	unsigned int max_keys = DEFAULT_KEYS;
+	unsigned int max_keys = 0;
 	size_t i;
 	int opt;
 

@@ -225,7 +225,7 @@ static char *print_case(const struct ocase *c, double time)
 
 	if (parse_query(c->expr, &q, &perr) || output_init(&o, c->format))
 		return NULL;
-	layout_query(&q, &lay);
+	layout_query(&q, 0, &lay);
 	o.q = &q;
 	o.lay = &lay;
 	memset(keys, 0, sizeof(keys));

@@ -10,7 +10,8 @@
  * the differences, keys that did not move are left out, new keys appear,
  * rows are sorted by packets, bytes, then key, the total is rows plus
  * overflow, the final figures are the counters since start, the table
- * grows past its first 1024 slots, and a read error is returned.
+ * grows past its first 1024 slots, a bounded hash's drained counts add up
+ * and its keys are forgotten past the bound, and a read error is returned.
  */
 #define maps_read fake_maps_read
 #define report_new test_report_new
@@ -151,6 +152,41 @@ static void check_growth(const struct layout *lay)
 	report_free(r);
 }
 
+/*
+ * A bounded hash (--max-keys 2): the maps give each interval's counts
+ * (drained tables), which the report adds up; past 2 keys it forgets the
+ * keys that did not count in the last interval, their totals in the final
+ * overflow.
+ */
+static void check_drained(const struct layout *unbounded)
+{
+	struct layout lay = *unbounded;
+	struct report *r;
+
+	lay.tables = 1;
+	lay.max_entries = 2;
+	r = report_new(&lay);
+	map_n = 0;
+	map_overflow = (struct counter){ 1, 60 };
+	set(0, 53, 10, 1000);
+	set(1, 443, 20, 3000);
+	expect(r, 0, "443:20/3000 53:10/1000 | 1/60 | 31/4060",
+	       "bounded, first interval: the table's counts");
+	set(0, 53, 5, 500);
+	map_n = 1;
+	map_overflow = (struct counter){ 4, 240 };
+	expect(r, 0, "53:5/500 | 3/180 | 8/680", "bounded: the next interval's counts as they are");
+	set(0, 80, 7, 700);
+	set(1, 22, 1, 100);
+	map_overflow = (struct counter){ 4, 240 };
+	expect(r, 0, "80:7/700 22:1/100 | 0/0 | 8/800",
+	       "bounded: new keys; the table keeps only those of the interval");
+	map_n = 0;
+	expect(r, 1, "80:7/700 22:1/100 | 39/4740 | 47/5540 final",
+	       "bounded, final: kept keys; the forgotten keys' totals in the overflow");
+	report_free(r);
+}
+
 static void check_error(const struct layout *lay)
 {
 	struct report *r = report_new(lay);
@@ -169,10 +205,11 @@ int main(void)
 	struct query q;
 
 	parse_query("count by udp.dstport", &q, &perr);
-	layout_query(&q, &lay);
+	layout_query(&q, 0, &lay);
 	unit_ok(lay.row_size == 4 && lay.val_off[0] == 2, "udp.dstport rows: 4 bytes, port at 2");
 	check_deltas(&lay);
 	check_growth(&lay);
+	check_drained(&lay);
 	check_error(&lay);
 	return unit_done();
 }
