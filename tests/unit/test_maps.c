@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * maps.c without a kernel: its libbpf calls are renamed to fakes that keep
+ * maps in memory (this test must not call bpf(2) on the host), and its
+ * public functions are renamed so as not to clash with build/obj/maps.o.
+ *
+ * Checked: an unbounded hash is read with batch lookups, or one key at a
+ * time when the kernel has no batch operations (the fallback is chosen
+ * once); per-CPU values are summed; a bounded hash's readout swaps the
+ * live table for the empty one, drains the old one with either method and
+ * leaves it empty; the overflow counter is summed too.
+ */
+#define bpf_map_create fake_map_create
+#define bpf_map_update_elem fake_update_elem
+#define bpf_map_lookup_elem fake_lookup_elem
+#define bpf_map_delete_elem fake_delete_elem
+#define bpf_map_get_next_key fake_get_next_key
+#define bpf_map_lookup_batch fake_lookup_batch
+#define bpf_map_lookup_and_delete_batch fake_lookup_and_delete_batch
+#define libbpf_num_possible_cpus fake_num_possible_cpus
+#define maps_create test_maps_create
+#define maps_close test_maps_close
+#define maps_read test_maps_read
+#define maps_strerror test_maps_strerror
+#include "../../src/maps.c"
+
+#include "unit.h"
+
+#define NCPUS 2
+#define FD_BASE 1000		/* fds nothing has open: close() fails harmlessly */
+#define MAXM 8
+#define MAXE 64
+
+static struct fmap {
+	enum bpf_map_type type;
+	__u32 key_size, n;
+	unsigned char keys[MAXE][16];
+	struct counter vals[MAXE][NCPUS];
+	__u32 inner;		/* array of maps: the fd in slot 0 */
+} fmaps[MAXM];
+static int nfmaps, have_batch, batch_calls, each_calls;
+
+static struct fmap *fmap(int fd)
+{
+	return fd >= FD_BASE && fd < FD_BASE + nfmaps ? &fmaps[fd - FD_BASE] : NULL;
+}
+
+static int fail(int err)
+{
+	errno = err;
+	return -err;
+}
+
+int fake_num_possible_cpus(void)
+{
+	return NCPUS;
+}
+
+int fake_map_create(enum bpf_map_type type, const char *name, __u32 key_size, __u32 value_size,
+		    __u32 max_entries, const struct bpf_map_create_opts *opts)
+{
+	(void)name, (void)value_size, (void)max_entries, (void)opts;
+	if (nfmaps == MAXM)
+		return fail(ENOMEM);
+	fmaps[nfmaps] = (struct fmap){ .type = type, .key_size = key_size };
+	return FD_BASE + nfmaps++;
+}
+
+static int find(struct fmap *m, const void *key)
+{
+	__u32 i;
+
+	for (i = 0; i < m->n; i++)
+		if (!memcmp(m->keys[i], key, m->key_size))
+			return i;
+	return -1;
+}
+
+int fake_update_elem(int fd, const void *key, const void *value, __u64 flags)
+{
+	struct fmap *m = fmap(fd);
+
+	(void)key, (void)flags;
+	if (!m || m->type != BPF_MAP_TYPE_ARRAY_OF_MAPS)
+		return fail(EINVAL);
+	m->inner = *(const __u32 *)value;
+	return 0;
+}
+
+int fake_lookup_elem(int fd, const void *key, void *value)
+{
+	struct fmap *m = fmap(fd);
+	int i = m ? find(m, key) : -1;
+
+	if (i < 0)
+		return fail(ENOENT);
+	memcpy(value, m->vals[i], sizeof(m->vals[i]));
+	return 0;
+}
+
+int fake_delete_elem(int fd, const void *key)
+{
+	struct fmap *m = fmap(fd);
+	int i = m ? find(m, key) : -1;
+
+	if (i < 0)
+		return fail(ENOENT);
+	m->n--;
+	memmove(m->keys[i], m->keys[i + 1], (m->n - i) * sizeof(m->keys[0]));
+	memmove(m->vals[i], m->vals[i + 1], (m->n - i) * sizeof(m->vals[0]));
+	return 0;
+}
+
+int fake_get_next_key(int fd, const void *key, void *next)
+{
+	struct fmap *m = fmap(fd);
+	int i = key ? find(m, key) + 1 : 0;
+
+	each_calls++;
+	if (!m || i < 0 || (__u32)i >= m->n)
+		return fail(ENOENT);
+	memcpy(next, m->keys[i], m->key_size);
+	return 0;
+}
+
+/* One entry per call, the cursor an index, to exercise the loop. */
+static int batch(int fd, void *in, void *out, void *keys, void *values, __u32 *count,
+		 int delete)
+{
+	struct fmap *m = fmap(fd);
+	__u32 at = in ? *(__u32 *)in : 0;
+
+	batch_calls++;
+	if (!have_batch)
+		return fail(EINVAL);
+	*count = 0;
+	if (at >= m->n)
+		return fail(ENOENT);
+	memcpy(keys, m->keys[at], m->key_size);
+	memcpy(values, m->vals[at], sizeof(m->vals[at]));
+	*count = 1;
+	if (delete)
+		fake_delete_elem(fd, m->keys[at]);
+	else
+		at++;
+	*(__u32 *)out = at;
+	return 0;
+}
+
+int fake_lookup_batch(int fd, void *in, void *out, void *keys, void *values, __u32 *count,
+		      const struct bpf_map_batch_opts *opts)
+{
+	(void)opts;
+	return batch(fd, in, out, keys, values, count, 0);
+}
+
+int fake_lookup_and_delete_batch(int fd, void *in, void *out, void *keys, void *values,
+				 __u32 *count, const struct bpf_map_batch_opts *opts)
+{
+	(void)opts;
+	return batch(fd, in, out, keys, values, count, 1);
+}
+
+/* Entry i of map fd: key {i, 0...}, counters i + 1 and 100 * (i + 1) per CPU. */
+static void fill(int fd, int n)
+{
+	struct fmap *m = fmap(fd);
+	int i, c;
+
+	for (i = 0; i < n; i++) {
+		memset(m->keys[i], 0, sizeof(m->keys[i]));
+		m->keys[i][0] = i;
+		for (c = 0; c < NCPUS; c++)
+			m->vals[i][c] = (struct counter){ i + 1, 100 * (i + 1) };
+	}
+	m->n = n;
+}
+
+static unsigned long long seen_packets, seen_bytes;
+static int seen;
+
+static int count_entry(const unsigned char *key, const struct counter *sum, void *ctx)
+{
+	(void)key, (void)ctx;
+	seen++;
+	seen_packets += sum->packets;
+	seen_bytes += sum->bytes;
+	return 0;
+}
+
+/* Read m, expecting n entries of fill() and its overflow. */
+static int read_all(struct maps *m, int n)
+{
+	struct counter ovf;
+	int want = n * (n + 1) / 2 * NCPUS;
+
+	seen = 0;
+	seen_packets = seen_bytes = 0;
+	return !test_maps_read(m, count_entry, NULL, &ovf) && seen == n &&
+	       seen_packets == (unsigned long long)want && seen_bytes == 100ULL * want &&
+	       ovf.packets == 3 * NCPUS && ovf.bytes == 300 * NCPUS;
+}
+
+static void setup(struct maps *m, struct layout *lay, int tables, int batch_ok)
+{
+	struct fmap *ovf;
+	char err[128];
+	int c;
+
+	nfmaps = 0;
+	have_batch = batch_ok;
+	memset(lay, 0, sizeof(*lay));
+	lay->nkeys = 1;
+	lay->val_off[0] = 4;
+	lay->key_size = lay->row_size = 8;
+	lay->max_entries = tables ? 16 : 0;
+	lay->tables = tables;
+	if (test_maps_create(m, lay, err, sizeof(err)))
+		printf("#   %s\n", err);
+	ovf = fmap(m->fd[MAP_OVERFLOW]);
+	ovf->n = 1;
+	memset(ovf->keys[0], 0, sizeof(ovf->keys[0]));
+	for (c = 0; c < NCPUS; c++)
+		ovf->vals[0][c] = (struct counter){ 3, 300 };
+}
+
+static void check_cumulative(int batch_ok)
+{
+	const char *how = batch_ok ? "batch lookups" : "get_next_key (no batch operations)";
+	struct layout lay;
+	struct maps m;
+	char name[160];
+	int ok;
+
+	setup(&m, &lay, 0, batch_ok);
+	fill(m.fd[MAP_COUNTS], 5);
+	batch_calls = each_calls = 0;
+	ok = read_all(&m, 5) && fmap(m.fd[MAP_COUNTS])->n == 5;
+	snprintf(name, sizeof(name), "unbounded hash, %s: every entry once, CPUs summed", how);
+	unit_ok(ok && (batch_ok ? !each_calls : each_calls > 0), name);
+	batch_calls = 0;
+	ok = read_all(&m, 5);
+	snprintf(name, sizeof(name), "unbounded hash, %s: again, the method chosen once", how);
+	unit_ok(ok && (batch_ok ? batch_calls > 0 : !batch_calls), name);
+	test_maps_close(&m);
+}
+
+static void check_drained(int batch_ok)
+{
+	const char *how = batch_ok ? "lookup-and-delete batches" : "get_next_key and delete";
+	struct layout lay;
+	struct maps m;
+	char name[160];
+	int first, second, ok;
+
+	setup(&m, &lay, 1, batch_ok);
+	first = m.table[0];
+	second = m.table[1];
+	ok = fmap(m.fd[MAP_COUNTS])->inner == (__u32)first;
+	fill(first, 6);
+	ok = ok && read_all(&m, 6) && fmap(m.fd[MAP_COUNTS])->inner == (__u32)second &&
+	     fmap(first)->n == 0;
+	snprintf(name, sizeof(name), "bounded, %s: the empty table goes live, the other drained",
+		 how);
+	unit_ok(ok, name);
+	fill(second, 3);
+	ok = read_all(&m, 3) && fmap(m.fd[MAP_COUNTS])->inner == (__u32)first &&
+	     fmap(second)->n == 0;
+	snprintf(name, sizeof(name), "bounded, %s: and back at the next readout", how);
+	unit_ok(ok, name);
+	test_maps_close(&m);
+}
+
+int main(void)
+{
+	check_cumulative(1);
+	check_cumulative(0);
+	check_drained(1);
+	check_drained(0);
+	return unit_done();
+}
