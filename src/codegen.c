@@ -39,6 +39,10 @@ enum {
 };
 enum { L3_IP4 = 4, L3_IP6 = 6, ST_ABSENT = 0x100, ST_TRUNC = 0x101 };
 
+/* The longest key stays clear of the window below it. */
+_Static_assert(KEY_END - ((LAYOUT_MAX_ROW + 7) & ~7) >= FRAME_WIN_OFF + FRAME_WIN_LEN,
+	       "the key buffer overlaps the frame window");
+
 /* Registers that live across helper calls and LD_ABS. */
 #define R_CTX BPF_REG_6		/* LD_ABS wants the skb here */
 #define R_LEN BPF_REG_7		/* frame length; bytes to add */
@@ -134,24 +138,33 @@ static void and_byte(struct gen *g, int off, int mask)
 #define MAX_L3 18
 #define MAX_L4 (MAX_L3 + 60)
 
+/* The largest value of a base register (FRAME: 0) */
+static int max_base(int base)
+{
+	return base == FRAME ? 0 : base == R_L3 ? MAX_L3 : MAX_L4;
+}
+
+/* The register a field's offset counts from */
+static int field_base(const struct field *f)
+{
+	return f->layer == LAYER_ETH || f->layer == LAYER_META ? FRAME :
+	       f->layer <= LAYER_IP6 ? R_L3 : R_L4;
+}
+
 /* Does a read of n bytes at base + off always lie in the window? */
 static int in_window(const struct gen *g, int base, int off, int n)
 {
-	int max = base == FRAME ? 0 : base == R_L3 ? MAX_L3 : MAX_L4;
-
-	return g->mode == FRAME_WINDOW && max + off + n <= g->win_len;
+	return g->mode == FRAME_WINDOW && max_base(base) + off + n <= g->win_len;
 }
 
 /*
  * r0 = the size bytes of the frame at base + off (base FRAME: at off), in
  * host order.  The caller has checked that the frame holds them.
  */
-static void load(struct gen *g, int size, int base, int off)
+static void load(struct gen *g, int n, int base, int off)
 {
-	int n = size == BPF_W ? 4 : size == BPF_H ? 2 : 1;
-
 	frame_load(g->e, in_window(g, base, off, n) ? FRAME_WINDOW : FRAME_LD_ABS,
-		   size, base, off);
+		   frame_size(n), base, off);
 }
 
 static int needs_q(const struct query *q, enum layer min)
@@ -187,12 +200,12 @@ static void ethertype(struct gen *g, int *trunc)
 {
 	int tagged = NO_JUMP, have = NO_JUMP;
 
-	load(g, BPF_H, FRAME, 12);
+	load(g, 2, FRAME, 12);
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_8021Q, &tagged);
 	emit_jmp(g, BPF_JNE, BPF_REG_0, ETH_P_8021AD, &have);
 	emit_patch_here(g->e, tagged);
 	emit_jmp(g, BPF_JLT, R_LEN, 18, trunc);
-	load(g, BPF_H, FRAME, 16);
+	load(g, 2, FRAME, 16);
 	emit(g->e, BPF_MOV64_IMM(R_L3, 18));
 	emit_patch_here(g->e, have);
 }
@@ -237,16 +250,16 @@ static void need_bytes(struct gen *g, int base, int n, int *trunc)
 static void ip4_transport(struct gen *g, int *trunc, int *absent)
 {
 	need_bytes(g, R_L3, 10, trunc);
-	load(g, BPF_B, R_L3, 0);
+	load(g, 1, R_L3, 0);
 	emit(g->e, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0x0f));
 	emit(g->e, BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 2));
 	emit_jmp(g, BPF_JLT, BPF_REG_0, 20, absent);
 	emit(g->e, BPF_MOV64_REG(R_L4, R_L3));
 	emit(g->e, BPF_ALU64_REG(BPF_ADD, R_L4, BPF_REG_0));
-	load(g, BPF_H, R_L3, 6);
+	load(g, 2, R_L3, 6);
 	emit(g->e, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0x1fff));
 	emit_jmp(g, BPF_JNE, BPF_REG_0, 0, absent);
-	load(g, BPF_B, R_L3, 9);
+	load(g, 1, R_L3, 9);
 }
 
 /* IPv6: the next header follows the fixed header (extension headers
@@ -256,7 +269,7 @@ static void ip6_transport(struct gen *g, int *trunc)
 	need_bytes(g, R_L3, 7, trunc);
 	emit(g->e, BPF_MOV64_REG(R_L4, R_L3));
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, R_L4, 40));
-	load(g, BPF_B, R_L3, 6);
+	load(g, 1, R_L3, 6);
 }
 
 /* Transport layer: SLOT_S4. */
@@ -296,7 +309,6 @@ static __u32 value_mask(const struct key *k)
 /* r0 (a value from the frame, host order) into the key, or as the index */
 static void store_value(struct gen *g, const struct key *k, int dst)
 {
-	static const int sizes[] = { 0, BPF_B, BPF_H, 0, BPF_W };
 	int width = k->field->width;
 	__u32 mask = value_mask(k);
 
@@ -308,7 +320,7 @@ static void store_value(struct gen *g, const struct key *k, int dst)
 	}
 	if (width > 1)
 		emit(g->e, BPF_ENDIAN_BE(BPF_REG_0, 8 * width));
-	emit(g->e, BPF_STX_MEM(sizes[width], FP, BPF_REG_0, dst));
+	emit(g->e, BPF_STX_MEM(frame_size(width), FP, BPF_REG_0, dst));
 }
 
 /* Copy a field's bytes at base + off of the frame into the key at dst. */
@@ -317,8 +329,7 @@ static void take(struct gen *g, const struct key *k, int base, int off, int dst)
 	int n = k->prefix ? (k->prefix + 7) / 8 : k->field->width;
 
 	if (k->field->width <= 4) {
-		load(g, k->field->width == 4 ? BPF_W : k->field->width == 2 ? BPF_H : BPF_B,
-		     base, off);
+		load(g, k->field->width, base, off);
 		store_value(g, k, dst);
 		return;
 	}
@@ -363,7 +374,7 @@ static void key_vlan(struct gen *g, const struct key *k, int dst, int *trunc, in
 	emit_goto(g, &done);
 	emit_patch_here(g->e, inl);
 	emit_jmp(g, BPF_JLT, R_LEN, ETH_HLEN, trunc);
-	load(g, BPF_H, FRAME, 12);
+	load(g, 2, FRAME, 12);
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_8021Q, &tag);
 	emit_jmp(g, BPF_JNE, BPF_REG_0, ETH_P_8021AD, absent);
 	emit_patch_here(g->e, tag);
@@ -379,9 +390,9 @@ static void key_vlan(struct gen *g, const struct key *k, int dst, int *trunc, in
 static int key_guard(struct gen *g, const struct field *f, int *trunc, int *absent)
 {
 	int l3 = f->layer == LAYER_IP4 || f->layer == LAYER_IP6;
-	int base = l3 ? R_L3 : R_L4;
+	int base = field_base(f);
 
-	if (f->layer == LAYER_ETH) {
+	if (base == FRAME) {
 		need_bytes(g, FRAME, f->off + f->width, trunc);
 		return FRAME;
 	}
@@ -557,25 +568,30 @@ static int key_extent(const struct query *q)
 
 	for (i = 0; i < q->nkeys; i++) {
 		const struct field *f = q->keys[i].field;
-		int base = f->layer == LAYER_META ? 14 : f->layer == LAYER_ETH ? 0 :
-			   f->layer <= LAYER_IP6 ? MAX_L3 : MAX_L4;
+		/* vlan.id: an inline tag's TCI at 14 */
+		int e = f->layer == LAYER_META ? 16 : max_base(field_base(f)) + f->off + f->width;
 
-		if (base + f->off + f->width > end)
-			end = base + f->off + f->width;
+		if (e > end)
+			end = e;
 	}
-	return end;
+	return end < FRAME_WIN_LEN ? end : FRAME_WIN_LEN;
+}
+
+enum frame_mode codegen_frame_mode(const struct query *q, int filtered, enum frame_mode allowed)
+{
+	if (allowed == FRAME_WINDOW && !filtered && frame_reads(q) < 3)
+		return FRAME_LD_ABS;
+	return allowed;
 }
 
 /*
- * How the program reads the frame: the window, unless the verifier would
- * refuse it or the program reads the frame only once or twice and has no
- * where clause (the copy costs about as much as two LD_ABS).
+ * How the program reads the frame (codegen_frame_mode()), and how much of
+ * it goes to the window: all that the where clause may read, else what
+ * the keys can.
  */
 static void plan_frame(struct gen *g, enum frame_mode mode, int filtered)
 {
-	g->mode = mode;
-	if (mode == FRAME_WINDOW && !filtered && frame_reads(g->q) < 3)
-		g->mode = FRAME_LD_ABS;
+	g->mode = codegen_frame_mode(g->q, filtered, mode);
 	g->win_len = filtered ? FRAME_WIN_LEN : key_extent(g->q);
 }
 

@@ -49,6 +49,8 @@ struct layout {
 };
 
 #define ARRAY_ABSENT 256	/* array index of an absent one-byte key */
+/* The longest key: a status byte and 16 value bytes per field */
+#define LAYOUT_MAX_ROW (MAX_KEYS * (1 + FIELD_MAX_WIDTH))
 
 /* Fill in the key layout of q; max_keys bounds a hash (0: unbounded). */
 void layout_query(const struct query *q, unsigned int max_keys, struct layout *lay);
@@ -63,6 +65,14 @@ void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned 
 int codegen(const struct query *q, const struct layout *lay,
 	    const struct sock_filter *filter, unsigned int n, enum frame_mode mode,
 	    struct emit *e, char *err, size_t errlen);
+
+/*
+ * How the program for q reads the frame when allowed says what the
+ * verifier accepts: FRAME_LD_ABS also when the program would read the
+ * frame only once or twice and has no where clause (filtered), as a copy
+ * costs about as much as two loads.
+ */
+enum frame_mode codegen_frame_mode(const struct query *q, int filtered, enum frame_mode allowed);
 
 /* Replace map indexes in LD_IMM64 map loads by the file descriptors. */
 void codegen_relocate(struct bpf_insn *insns, int n, const int fds[NR_MAPS]);

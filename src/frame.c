@@ -9,16 +9,26 @@
 
 static const int bytes_of[] = { [BPF_W] = 4, [BPF_H] = 2, [BPF_B] = 1 };
 
+int frame_size(int n)
+{
+	return n == 4 ? BPF_W : n == 2 ? BPF_H : BPF_B;
+}
+
 /* Offsets held in registers are those of the network header or after. */
 #define REG_BASE_ALIGN 14
 
 void frame_copy(struct emit *e, int len_reg, int win_len)
 {
+	/*
+	 * r4 = min(length, win_len), at least 1: an empty frame makes the
+	 * helper fail and zero one byte, but every path writes the window,
+	 * which verifiers before "bpf: Allow reads from uninit stack" need.
+	 */
 	emit(e, BPF_MOV64_REG(BPF_REG_4, len_reg));
-	/* not "len == 0": the verifier learns 1 <= r4 from this */
-	emit(e, BPF_JMP_IMM(BPF_JLT, BPF_REG_4, 1, 7));
 	emit(e, BPF_JMP_IMM(BPF_JLE, BPF_REG_4, win_len, 1));
 	emit(e, BPF_MOV64_IMM(BPF_REG_4, win_len));
+	emit(e, BPF_JMP_IMM(BPF_JGE, BPF_REG_4, 1, 1));
+	emit(e, BPF_MOV64_IMM(BPF_REG_4, 1));
 	emit(e, BPF_MOV64_REG(BPF_REG_1, CTX));
 	emit(e, BPF_MOV64_IMM(BPF_REG_2, 0));
 	emit(e, BPF_MOV64_REG(BPF_REG_3, FP));

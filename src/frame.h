@@ -30,8 +30,9 @@ enum {
 /*
  * Copy the frame's first min(length, win_len) bytes to the window, where
  * win_len <= FRAME_WIN_LEN, and FRAME_WIN_LEN if frame_load_checked()
- * reads it; the frame length is in len_reg, the skb in r6.  Clobbers
- * r0-r5.
+ * reads it; the frame length is in len_reg, the skb in r6.  The bytes
+ * past the frame's end are left as they were (zero for an empty frame).
+ * Clobbers r0-r5.
  */
 void frame_copy(struct emit *e, int len_reg, int win_len);
 
@@ -39,8 +40,9 @@ void frame_copy(struct emit *e, int len_reg, int win_len);
  * r0 = the size (BPF_B, BPF_H, BPF_W) bytes at frame offset base + off
  * (base < 0: at off), in host order.  The caller has checked that the
  * frame holds them and, in FRAME_WINDOW mode, that they lie in the window;
- * a register base must be even for BPF_H and a multiple of 4 for BPF_W.
- * Clobbers r1-r5.
+ * a register base is the offset of the network header or of one after it,
+ * 2 more than a multiple of 4 (14, 18, 14 + 4k), as the verifier must be
+ * able to tell.  Clobbers r1-r5.
  */
 void frame_load(struct emit *e, enum frame_mode mode, int size, int base, int off);
 
@@ -59,5 +61,8 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
  * same conditions as frame_load().  Clobbers r0, r1.
  */
 void frame_copy_out(struct emit *e, int base, int off, int dst, int n);
+
+/* The BPF_B, BPF_H or BPF_W of an n-byte load (n = 1, 2 or 4). */
+int frame_size(int n);
 
 #endif

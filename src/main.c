@@ -202,8 +202,10 @@ static void compile(const struct options *o, struct program *p)
 	if (parse_query(o->expr, &p->q, &perr))
 		die_at(o->expr, perr.pos, perr.msg);
 	if (o->verbose)
-		fprintf(stderr, "ebpfcount: reading the frame %s\n", co.mode == FRAME_WINDOW ?
-			"from a copy on the stack" : "with LD_ABS (no CAP_PERFMON)");
+		fprintf(stderr, "ebpfcount: reading the frame %s\n",
+			codegen_frame_mode(&p->q, p->q.filter != NULL, co.mode) == FRAME_WINDOW ?
+			"from a copy on the stack" : co.mode == FRAME_WINDOW ?
+			"with LD_ABS (two reads or fewer)" : "with LD_ABS (no CAP_PERFMON)");
 	emit_init(&p->e);
 	switch (compile_query(&p->q, &co, &p->lay, &p->e, err, sizeof(err))) {
 	case 1:

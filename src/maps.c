@@ -134,7 +134,7 @@ static void sum_cpus(const struct maps *m, const void *vals, struct counter *sum
 /* Hand one entry to fn, in the hash key layout. */
 static int deliver(struct maps *m, const void *key, const void *vals, maps_entry_fn fn, void *ctx)
 {
-	unsigned char buf[8 + 8 * MAX_KEYS * 2];
+	unsigned char buf[LAYOUT_MAX_ROW];
 	struct counter sum;
 
 	sum_cpus(m, vals, &sum);
@@ -180,8 +180,11 @@ static int read_each(struct maps *m, int fd, int drain, maps_entry_fn fn, void *
 	while (!bpf_map_get_next_key(fd, key, m->keys)) {
 		memcpy(m->cur, m->keys, m->lay->key_size);
 		key = drain ? NULL : m->cur;	/* a drained map starts over */
-		if (bpf_map_lookup_elem(fd, m->cur, m->vals))
+		if (bpf_map_lookup_elem(fd, m->cur, m->vals)) {
+			if (drain)	/* would find the same key again */
+				return -errno;
 			continue;	/* deleted meanwhile: cannot happen here */
+		}
 		if (drain && bpf_map_delete_elem(fd, m->cur))
 			return -errno;
 		if (deliver(m, m->cur, m->vals, fn, ctx))

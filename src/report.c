@@ -137,7 +137,7 @@ void report_free(struct report *r)
 static int take(const unsigned char *key, const struct counter *sum, void *ctx)
 {
 	struct report *r = ctx;
-	unsigned char buf[8 + 16 * MAX_KEYS];
+	unsigned char buf[LAYOUT_MAX_ROW];
 	struct entry *e;
 
 	/* key may point into the map buffers: copy before the table moves */

@@ -277,13 +277,16 @@ static const char *check_stack(const struct emit *e)
 	return NULL;
 }
 
+#define PROLOGUE_COPY 12	/* r6 = r1; r9 = len; the copy (frame_copy()) */
+
 /* Instructions before the where clause: r6 = r1, then any window copy. */
 static int prologue_len(const struct emit *e)
 {
 	const struct bpf_insn *i = &e->insns[1];
 
-	return e->len > 11 && i->code == (BPF_LDX | BPF_W | BPF_MEM) &&
-	       i->dst_reg == BPF_REG_9 && i->src_reg == BPF_REG_6 && i->off == 0 ? 11 : 1;
+	return e->len > PROLOGUE_COPY && i->code == (BPF_LDX | BPF_W | BPF_MEM) &&
+	       i->dst_reg == BPF_REG_9 && i->src_reg == BPF_REG_6 && i->off == 0 ?
+	       PROLOGUE_COPY : 1;
 }
 
 /*
@@ -321,8 +324,9 @@ static const char *check_where(const char *expr, const struct prog *with)
 		snprintf(why, sizeof(why), "no where clause, yet %d more instructions", k);
 	else if (with->q.filter && k < 1)
 		snprintf(why, sizeof(why), "the where clause added %d instructions", k);
-	else if (with->q.filter && (pw == 11) != (frame_mode == FRAME_WINDOW))
-		snprintf(why, sizeof(why), "the window is copied %s", pw == 11 ? "in LD_ABS mode" :
+	else if (with->q.filter && (pw == PROLOGUE_COPY) != (frame_mode == FRAME_WINDOW))
+		snprintf(why, sizeof(why), "the window is copied %s", pw == PROLOGUE_COPY ?
+			 "in LD_ABS mode" :
 			 "not before the where clause");
 	else
 		why[0] = '\0';
