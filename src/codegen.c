@@ -29,15 +29,25 @@
 #include "codegen.h"
 #include "frame.h"
 
-/* The stack frame, offsets from r10; [CBPF_MEM_OFF, 0) is the filter's. */
+/*
+ * The stack frame, offsets from r10; [CBPF_MEM_OFF, 0) is the filter's.
+ * What the layers' analysis found, as the keys' guards want it:
+ * SLOT_IP4 and SLOT_IP6 hold the bytes of the frame from the network
+ * header on if it is IPv4 (IPv6), else NOT_THERE; SLOT_PROTO holds the
+ * transport protocol, NOT_THERE, or TRUNCATED when the network header is
+ * too short to tell; SLOT_L4 the bytes from the transport header on.  A
+ * field is present when the bytes reach its end, truncated when not.
+ */
 enum {
-	SLOT_S3 = -72,		/* network layer: L3_IP4, L3_IP6, ST_ABSENT, ST_TRUNC */
-	SLOT_S4 = -80,		/* transport protocol number, ST_ABSENT, ST_TRUNC */
+	SLOT_IP4 = -72,
+	SLOT_IP6 = -80,
 	SLOT_IDX = -88,		/* array index, overflow key */
-	SLOT_VAL = -104,	/* struct counter of a new hash entry */
-	KEY_END = -104,		/* the key ends here */
+	SLOT_PROTO = -96,
+	SLOT_L4 = -104,
+	SLOT_VAL = -120,	/* struct counter of a new hash entry */
+	KEY_END = -120,		/* the key ends here */
 };
-enum { L3_IP4 = 4, L3_IP6 = 6, ST_ABSENT = 0x100, ST_TRUNC = 0x101 };
+enum { NOT_THERE = -1, TRUNCATED = 0x100 };
 
 /* The longest key stays clear of the window below it. */
 _Static_assert(KEY_END - ((LAYOUT_MAX_ROW + 7) & ~7) >= FRAME_WIN_OFF + FRAME_WIN_LEN,
@@ -182,74 +192,86 @@ static int needs(const struct gen *g, enum layer min)
 	return needs_q(g->q, min);
 }
 
-/*
- * The end of a layer's analysis: store its state (in reg) to slot; jumps
- * of trunc mark the layer truncated; everything ends at done.
- */
-static void layer_found(struct gen *g, int reg, int slot, int trunc, int done)
+/* Does a key need the network layer of family (LAYER_IP4, LAYER_IP6)?
+ * Transport keys need both. */
+static int needs_family(const struct gen *g, enum layer family)
 {
-	emit(g->e, BPF_STX_MEM(BPF_DW, FP, reg, slot));
+	int i;
+
+	for (i = 0; i < g->q->nkeys; i++)
+		if (g->q->keys[i].field->layer == family ||
+		    g->q->keys[i].field->layer >= LAYER_TCP)
+			return 1;
+	return 0;
+}
+
+/* r0 = the frame length less the offset in base */
+static void bytes_from(struct gen *g, int base)
+{
+	emit(g->e, BPF_MOV64_REG(BPF_REG_0, R_LEN));
+	emit(g->e, BPF_ALU64_REG(BPF_SUB, BPF_REG_0, base));
+}
+
+/*
+ * Network layer: r8 = its offset past an inline 802.1Q/802.1ad tag,
+ * SLOT_IP4 and SLOT_IP6 (those the keys need); IPv4 first, the usual case.
+ */
+static void gen_l3(struct gen *g)
+{
+	int v4 = needs_family(g, LAYER_IP4), v6 = needs_family(g, LAYER_IP6);
+	int trunc = NO_JUMP, done = NO_JUMP, ip4 = NO_JUMP, ip6 = NO_JUMP, tagged = NO_JUMP;
+	int i;
+
+	emit_note(g->e, "network layer: r8 = its offset, bytes from it if IPv4 or IPv6");
+	if (v4)
+		emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_IP4, NOT_THERE));
+	if (v6)
+		emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_IP6, NOT_THERE));
+	emit_jmp(g, BPF_JLT, R_LEN, ETH_HLEN, &trunc);
+	load(g, 2, FRAME, 12);
+	for (i = 0; i < 2; i++) {
+		if (v4)
+			emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_IP, &ip4);
+		if (v6)
+			emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_IPV6, &ip6);
+		if (i)
+			break;
+		emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_8021Q, &tagged);
+		emit_jmp(g, BPF_JNE, BPF_REG_0, ETH_P_8021AD, &done);
+		emit_patch_here(g->e, tagged);
+		emit_jmp(g, BPF_JLT, R_LEN, 18, &trunc);
+		load(g, 2, FRAME, 16);
+		emit(g->e, BPF_MOV64_IMM(R_L3, 18));
+	}
 	emit_goto(g, &done);
 	emit_patch_here(g->e, trunc);
-	emit(g->e, BPF_ST_MEM(BPF_DW, FP, slot, ST_TRUNC));
+	if (v4)
+		emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_IP4, 0));
+	if (v6)
+		emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_IP6, 0));
+	emit_goto(g, &done);
+	if (v6) {
+		emit_patch_here(g->e, ip6);
+		bytes_from(g, R_L3);
+		emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_IP6));
+		if (v4)
+			emit_goto(g, &done);
+	}
+	if (v4) {
+		emit_patch_here(g->e, ip4);
+		bytes_from(g, R_L3);
+		emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_IP4));
+	}
 	emit_patch_here(g->e, done);
 }
 
-/* r8 = network offset, r0 = EtherType past an inline 802.1Q/802.1ad tag */
-static void ethertype(struct gen *g, int *trunc)
-{
-	int tagged = NO_JUMP, have = NO_JUMP;
-
-	load(g, 2, FRAME, 12);
-	emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_8021Q, &tagged);
-	emit_jmp(g, BPF_JNE, BPF_REG_0, ETH_P_8021AD, &have);
-	emit_patch_here(g->e, tagged);
-	emit_jmp(g, BPF_JLT, R_LEN, 18, trunc);
-	load(g, 2, FRAME, 16);
-	emit(g->e, BPF_MOV64_IMM(R_L3, 18));
-	emit_patch_here(g->e, have);
-}
-
-/* Network layer: SLOT_S3. */
-static void gen_l3(struct gen *g)
-{
-	int trunc = NO_JUMP, done = NO_JUMP, ip6 = NO_JUMP, set = NO_JUMP;
-
-	emit_note(g->e, "network layer: EtherType, header offset r8");
-	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_S3, ST_ABSENT));
-	emit_jmp(g, BPF_JLT, R_LEN, ETH_HLEN, &trunc);
-	ethertype(g, &trunc);
-	emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_IPV6, &ip6);
-	emit_jmp(g, BPF_JNE, BPF_REG_0, ETH_P_IP, &done);
-	emit(g->e, BPF_MOV64_IMM(BPF_REG_1, L3_IP4));
-	emit_goto(g, &set);
-	emit_patch_here(g->e, ip6);
-	emit(g->e, BPF_MOV64_IMM(BPF_REG_1, L3_IP6));
-	emit_patch_here(g->e, set);
-	emit_jump(g->e, BPF_JMP_REG(BPF_JLE, R_LEN, R_L3, 0), &trunc);
-	layer_found(g, BPF_REG_1, SLOT_S3, trunc, done);
-}
-
-/* if base + n > frame length goto trunc */
-static void need_bytes(struct gen *g, int base, int n, int *trunc)
-{
-	if (base == FRAME) {
-		emit_jmp(g, BPF_JLT, R_LEN, n, trunc);
-		return;
-	}
-	emit(g->e, BPF_MOV64_REG(BPF_REG_0, base));
-	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, n));
-	emit_jump(g->e, BPF_JMP_REG(BPF_JGT, BPF_REG_0, R_LEN, 0), trunc);
-}
-
 /*
- * IPv4: r9 = transport offset, r0 = protocol; a later fragment has none.
- * The protocol is known from 10 bytes on; a transport header cut short is
- * caught field by field.
+ * IPv4: r9 = transport offset, r0 = protocol; a later fragment (or a
+ * header length below 20) has none.  The protocol is known from 10 bytes
+ * on; a transport header cut short is caught field by field.
  */
-static void ip4_transport(struct gen *g, int *trunc, int *absent)
+static void ip4_transport(struct gen *g, int *absent)
 {
-	need_bytes(g, R_L3, 10, trunc);
 	load(g, 1, R_L3, 0);
 	emit(g->e, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0x0f));
 	emit(g->e, BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 2));
@@ -264,31 +286,40 @@ static void ip4_transport(struct gen *g, int *trunc, int *absent)
 
 /* IPv6: the next header follows the fixed header (extension headers
  * count as the protocol they are, so TCP/UDP keys are absent). */
-static void ip6_transport(struct gen *g, int *trunc)
+static void ip6_transport(struct gen *g)
 {
-	need_bytes(g, R_L3, 7, trunc);
 	emit(g->e, BPF_MOV64_REG(R_L4, R_L3));
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, R_L4, 40));
 	load(g, 1, R_L3, 6);
 }
 
-/* Transport layer: SLOT_S4. */
+/* Transport layer: r9 = its offset, SLOT_PROTO and SLOT_L4. */
 static void gen_l4(struct gen *g)
 {
-	int trunc = NO_JUMP, done = NO_JUMP, v6 = NO_JUMP, have = NO_JUMP;
+	int trunc = NO_JUMP, done = NO_JUMP, v4 = NO_JUMP, v6 = NO_JUMP, have = NO_JUMP;
 
-	emit_note(g->e, "transport layer: protocol, header offset r9");
-	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_S4, ST_ABSENT));
-	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, SLOT_S3));
-	emit_jmp(g, BPF_JEQ, BPF_REG_0, ST_TRUNC, &trunc);
-	emit_jmp(g, BPF_JEQ, BPF_REG_0, L3_IP6, &v6);
-	emit_jmp(g, BPF_JNE, BPF_REG_0, L3_IP4, &done);
-	ip4_transport(g, &trunc, &done);
-	emit_goto(g, &have);
+	emit_note(g->e, "transport layer: r9 = its offset, the protocol, bytes from it");
+	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_PROTO, NOT_THERE));
+	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, SLOT_IP4));
+	emit_jmp(g, BPF_JSGE, BPF_REG_0, 10, &v4);
+	emit_jmp(g, BPF_JSGE, BPF_REG_0, 0, &trunc);
+	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, SLOT_IP6));
+	emit_jmp(g, BPF_JSGE, BPF_REG_0, 7, &v6);
+	emit_jmp(g, BPF_JSGE, BPF_REG_0, 0, &trunc);
+	emit_goto(g, &done);
 	emit_patch_here(g->e, v6);
-	ip6_transport(g, &trunc);
+	ip6_transport(g);
+	emit_goto(g, &have);
+	emit_patch_here(g->e, v4);
+	ip4_transport(g, &done);
 	emit_patch_here(g->e, have);
-	layer_found(g, BPF_REG_0, SLOT_S4, trunc, done);
+	emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_PROTO));
+	bytes_from(g, R_L4);
+	emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_L4));
+	emit_goto(g, &done);
+	emit_patch_here(g->e, trunc);
+	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_PROTO, TRUNCATED));
+	emit_patch_here(g->e, done);
 }
 
 /* The mask of a field of up to four bytes, as an integer in host order. */
@@ -385,36 +416,69 @@ static void key_vlan(struct gen *g, const struct key *k, int dst, int *trunc, in
 
 /*
  * Check that the field's layer is there and the frame holds the field;
- * return the register its offset counts from.
+ * return the register its offset counts from.  Jumps of *trunc say it is
+ * truncated; those of *other leave r0 = what the guard read, for
+ * key_status() to tell.
  */
-static int key_guard(struct gen *g, const struct field *f, int *trunc, int *absent)
+static int key_guard(struct gen *g, const struct field *f, int *trunc, int *other)
 {
-	int l3 = f->layer == LAYER_IP4 || f->layer == LAYER_IP6;
-	int base = field_base(f);
+	int base = field_base(f), end = f->off + f->width;
 
 	if (base == FRAME) {
-		need_bytes(g, FRAME, f->off + f->width, trunc);
-		return FRAME;
+		emit_jmp(g, BPF_JLT, R_LEN, end, trunc);
+	} else if (base == R_L3) {
+		emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP,
+				       f->layer == LAYER_IP4 ? SLOT_IP4 : SLOT_IP6));
+		emit_jmp(g, BPF_JSLT, BPF_REG_0, end, other);
+	} else {
+		emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, SLOT_PROTO));
+		emit_jmp(g, BPF_JNE, BPF_REG_0, l4_proto(f->layer), other);
+		emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, SLOT_L4));
+		emit_jmp(g, BPF_JSLT, BPF_REG_0, end, trunc);
 	}
-	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, l3 ? SLOT_S3 : SLOT_S4));
-	emit_jmp(g, BPF_JEQ, BPF_REG_0, ST_TRUNC, trunc);
-	emit_jmp(g, BPF_JNE, BPF_REG_0, f->layer == LAYER_IP4 ? L3_IP4 :
-		 f->layer == LAYER_IP6 ? L3_IP6 : l4_proto(f->layer), absent);
-	need_bytes(g, base, f->off + f->width, trunc);
 	return base;
 }
 
-/* Jumps of list land on a store of status for key i, then go to *next. */
-static void set_status(struct gen *g, int i, int list, enum key_status status, int *next)
+/* Store status for key i: in its status byte, or as the array index. */
+static void store_status(struct gen *g, int i, enum key_status status)
 {
-	if (list == NO_JUMP)
-		return;
-	emit_goto(g, next);
-	emit_patch_here(g->e, list);
 	if (g->lay->array)
 		emit(g->e, BPF_ST_MEM(BPF_W, FP, SLOT_IDX, ARRAY_ABSENT - KEY_ABSENT + status));
 	else
 		emit(g->e, BPF_ST_MEM(BPF_B, FP, g->key + i, status));
+}
+
+/*
+ * After key i's value: where the jumps of trunc, absent and other (r0 as
+ * the guard read it: a network layer's bytes, NOT_THERE: absent, else too
+ * few; or a transport protocol, TRUNCATED, else another one: absent) store
+ * its status.
+ */
+static void key_status(struct gen *g, int i, const struct field *f, int trunc, int absent,
+		       int other)
+{
+	int next = NO_JUMP;
+
+	if (trunc == NO_JUMP && absent == NO_JUMP && other == NO_JUMP)
+		return;
+	emit_goto(g, &next);
+	if (other != NO_JUMP) {
+		emit_patch_here(g->e, other);
+		if (field_base(f) == R_L3)
+			emit_jmp(g, BPF_JEQ, BPF_REG_0, NOT_THERE, &absent);
+		else
+			emit_jmp(g, BPF_JNE, BPF_REG_0, TRUNCATED, &absent);
+	}
+	if (trunc != NO_JUMP || other != NO_JUMP) {
+		emit_patch_here(g->e, trunc);
+		store_status(g, i, KEY_TRUNCATED);
+	}
+	if (absent != NO_JUMP) {
+		emit_goto(g, &next);
+		emit_patch_here(g->e, absent);
+		store_status(g, i, KEY_ABSENT);
+	}
+	emit_patch_here(g->e, next);
 }
 
 /* One key field: its value into the key, or its status byte. */
@@ -423,7 +487,7 @@ static void gen_key(struct gen *g, int i)
 	const struct key *k = &g->q->keys[i];
 	const struct field *f = k->field;
 	int dst = g->key + g->lay->val_off[i];
-	int trunc = NO_JUMP, absent = NO_JUMP, next = NO_JUMP;
+	int trunc = NO_JUMP, absent = NO_JUMP, other = NO_JUMP;
 
 	emit_note(g->e, f->name);
 	if (!strcmp(f->name, "frame.len")) {
@@ -435,10 +499,8 @@ static void gen_key(struct gen *g, int i)
 	if (!strcmp(f->name, "vlan.id"))
 		key_vlan(g, k, dst, &trunc, &absent);
 	else
-		take(g, k, key_guard(g, f, &trunc, &absent), f->off, dst);
-	set_status(g, i, absent, KEY_ABSENT, &next);
-	set_status(g, i, trunc, KEY_TRUNCATED, &next);
-	emit_patch_here(g->e, next);
+		take(g, k, key_guard(g, f, &trunc, &other), f->off, dst);
+	key_status(g, i, f, trunc, absent, other);
 }
 
 /* r1 = the counts map: a map, or the live table in r9 */

@@ -23,7 +23,7 @@
 enum frame_mode { FRAME_WINDOW, FRAME_LD_ABS };
 
 enum {
-	FRAME_WIN_OFF = -350,	/* the window, from r10 */
+	FRAME_WIN_OFF = -354,	/* the window, from r10 */
 	FRAME_WIN_LEN = 96,	/* bytes of the window */
 };
 
