@@ -161,11 +161,17 @@ static int field_base(const struct field *f)
 	       f->layer <= LAYER_IP6 ? R_L3 : R_L4;
 }
 
-/* Does a read of n bytes at base + off always lie in the window? */
-static int in_window(const struct gen *g, int base, int off, int n)
+/*
+ * Keys read the window in FRAME_WINDOW mode: it holds every byte they can
+ * read (key_extent()), and base registers hold window addresses.
+ */
+static int in_window(const struct gen *g)
 {
-	return g->mode == FRAME_WINDOW && max_base(base) + off + n <= g->win_len;
+	return g->mode == FRAME_WINDOW;
 }
+
+/* The furthest a key reads: tcp.flags behind the longest IPv4 header. */
+_Static_assert(MAX_L4 + 14 <= FRAME_WIN_LEN, "the window is too small for the keys");
 
 /*
  * r0 = the size bytes of the frame at base + off (base FRAME: at off), in
@@ -173,8 +179,7 @@ static int in_window(const struct gen *g, int base, int off, int n)
  */
 static void load(struct gen *g, int n, int base, int off)
 {
-	frame_load(g->e, in_window(g, base, off, n) ? FRAME_WINDOW : FRAME_LD_ABS,
-		   frame_size(n), base, off);
+	frame_load(g->e, g->mode, frame_size(n), base, off);
 }
 
 static int needs_q(const struct query *q, enum layer min)
@@ -222,7 +227,9 @@ static void gen_l3(struct gen *g)
 	int trunc = NO_JUMP, done = NO_JUMP, ip4 = NO_JUMP, ip6 = NO_JUMP, tagged = NO_JUMP;
 	int i;
 
-	emit_note(g->e, "network layer: r8 = its offset, bytes from it if IPv4 or IPv6");
+	emit_note(g->e, in_window(g) ?
+		  "network layer: r8 = its address in the window, bytes from it if IPv4 or IPv6" :
+		  "network layer: r8 = its offset, bytes from it if IPv4 or IPv6");
 	if (v4)
 		emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_IP4, NOT_THERE));
 	if (v6)
@@ -263,11 +270,13 @@ static void gen_l3(struct gen *g)
 		emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_IP4));
 	}
 	emit_patch_here(g->e, done);
+	if (in_window(g))
+		frame_window_base(g->e, R_L3);
 }
 
 /*
- * IPv4: r9 = transport offset, r0 = protocol; a later fragment (or a
- * header length below 20) has none.  The protocol is known from 10 bytes
+ * IPv4: r9 = transport offset (or address), SLOT_L4, r0 = protocol; a
+ * later fragment (or a header length below 20) has none.  The protocol is known from 10 bytes
  * on; a transport header cut short is caught field by field.
  */
 static void ip4_transport(struct gen *g, int *absent)
@@ -276,6 +285,9 @@ static void ip4_transport(struct gen *g, int *absent)
 	emit(g->e, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0x0f));
 	emit(g->e, BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 2));
 	emit_jmp(g, BPF_JLT, BPF_REG_0, 20, absent);
+	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_1, FP, SLOT_IP4));
+	emit(g->e, BPF_ALU64_REG(BPF_SUB, BPF_REG_1, BPF_REG_0));
+	emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_1, SLOT_L4));
 	emit(g->e, BPF_MOV64_REG(R_L4, R_L3));
 	emit(g->e, BPF_ALU64_REG(BPF_ADD, R_L4, BPF_REG_0));
 	load(g, 2, R_L3, 6);
@@ -284,10 +296,13 @@ static void ip4_transport(struct gen *g, int *absent)
 	load(g, 1, R_L3, 9);
 }
 
-/* IPv6: the next header follows the fixed header (extension headers
- * count as the protocol they are, so TCP/UDP keys are absent). */
+/* IPv6 (r0 = its bytes): the next header follows the fixed header
+ * (extension headers count as the protocol they are, so TCP/UDP keys are
+ * absent). */
 static void ip6_transport(struct gen *g)
 {
+	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, -40));
+	emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_L4));
 	emit(g->e, BPF_MOV64_REG(R_L4, R_L3));
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, R_L4, 40));
 	load(g, 1, R_L3, 6);
@@ -298,7 +313,9 @@ static void gen_l4(struct gen *g)
 {
 	int trunc = NO_JUMP, done = NO_JUMP, v4 = NO_JUMP, v6 = NO_JUMP, have = NO_JUMP;
 
-	emit_note(g->e, "transport layer: r9 = its offset, the protocol, bytes from it");
+	emit_note(g->e, in_window(g) ?
+		  "transport layer: r9 = its address in the window, the protocol, bytes from it" :
+		  "transport layer: r9 = its offset, the protocol, bytes from it");
 	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_PROTO, NOT_THERE));
 	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, SLOT_IP4));
 	emit_jmp(g, BPF_JSGE, BPF_REG_0, 10, &v4);
@@ -314,8 +331,6 @@ static void gen_l4(struct gen *g)
 	ip4_transport(g, &done);
 	emit_patch_here(g->e, have);
 	emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_PROTO));
-	bytes_from(g, R_L4);
-	emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_L4));
 	emit_goto(g, &done);
 	emit_patch_here(g->e, trunc);
 	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_PROTO, TRUNCATED));
@@ -337,19 +352,33 @@ static __u32 value_mask(const struct key *k)
 	return mask;
 }
 
-/* r0 (a value from the frame, host order) into the key, or as the index */
-static void store_value(struct gen *g, const struct key *k, int dst)
+/* The bytes of a width-byte integer in host order, reversed */
+static __u32 swab(__u32 v, int width)
+{
+	__u32 r = 0;
+	int i;
+
+	for (i = 0; i < width; i++, v >>= 8)
+		r = r << 8 | (v & 0xff);
+	return r;
+}
+
+/*
+ * r0 (a value from the frame, in host order, or as its bytes are when
+ * net) into the key, or as the index.
+ */
+static void store_value(struct gen *g, const struct key *k, int dst, int net)
 {
 	int width = k->field->width;
 	__u32 mask = value_mask(k);
 
 	if (mask != (width == 4 ? ~0u : (1u << 8 * width) - 1))
-		emit(g->e, BPF_ALU32_IMM(BPF_AND, BPF_REG_0, (int)mask));
+		emit(g->e, BPF_ALU32_IMM(BPF_AND, BPF_REG_0, (int)(net ? swab(mask, width) : mask)));
 	if (g->lay->array) {
 		emit(g->e, BPF_STX_MEM(BPF_W, FP, BPF_REG_0, SLOT_IDX));
 		return;
 	}
-	if (width > 1)
+	if (width > 1 && !net)
 		emit(g->e, BPF_ENDIAN_BE(BPF_REG_0, 8 * width));
 	emit(g->e, BPF_STX_MEM(frame_size(width), FP, BPF_REG_0, dst));
 }
@@ -360,11 +389,14 @@ static void take(struct gen *g, const struct key *k, int base, int off, int dst)
 	int n = k->prefix ? (k->prefix + 7) / 8 : k->field->width;
 
 	if (k->field->width <= 4) {
-		load(g, k->field->width, base, off);
-		store_value(g, k, dst);
+		if (in_window(g))
+			frame_load_net(g->e, frame_size(k->field->width), base, off);
+		else
+			load(g, k->field->width, base, off);
+		store_value(g, k, dst, in_window(g));
 		return;
 	}
-	if (in_window(g, base, off, n)) {
+	if (in_window(g)) {
 		frame_copy_out(g->e, base, off, dst, n);
 	} else {
 		emit(g->e, BPF_MOV64_REG(BPF_REG_1, R_CTX));
@@ -401,7 +433,7 @@ static void key_vlan(struct gen *g, const struct key *k, int dst, int *trunc, in
 	emit(g->e, BPF_LDX_MEM(BPF_W, BPF_REG_0, R_CTX, SKB_FIELD(vlan_present)));
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &inl);
 	emit(g->e, BPF_LDX_MEM(BPF_W, BPF_REG_0, R_CTX, SKB_FIELD(vlan_tci)));
-	store_value(g, k, dst);
+	store_value(g, k, dst, 0);
 	emit_goto(g, &done);
 	emit_patch_here(g->e, inl);
 	emit_jmp(g, BPF_JLT, R_LEN, ETH_HLEN, trunc);

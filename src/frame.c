@@ -44,20 +44,19 @@ static void ld_abs(struct emit *e, int size, int base, int off)
 		emit(e, INSN(BPF_LD | size | BPF_IND, 0, base, 0, off));
 }
 
-/*
- * The register that points at frame offset base of the window (*at = 0),
- * r1 = r10 + FRAME_WIN_OFF + base; or r10 itself (*at = FRAME_WIN_OFF).
- */
-static int window_ptr(struct emit *e, int base, int *at)
+/* The register that holds the window address of frame offset base + 0,
+ * and the offset of off from it. */
+static int window_ptr(int base, int off, int *at)
 {
-	*at = FRAME_WIN_OFF;
-	if (base < 0)
-		return FP;
-	*at = 0;
+	*at = base < 0 ? FRAME_WIN_OFF + off : off;
+	return base < 0 ? FP : base;
+}
+
+void frame_window_base(struct emit *e, int reg)
+{
 	emit(e, BPF_MOV64_REG(BPF_REG_1, FP));
 	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, FRAME_WIN_OFF));
-	emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_1, base));
-	return BPF_REG_1;
+	emit(e, BPF_ALU64_REG(BPF_ADD, reg, BPF_REG_1));
 }
 
 /* r0 = the bytes at ptr + off one by one, most significant first */
@@ -73,30 +72,46 @@ static void load_bytes(struct emit *e, int ptr, int off, int n)
 	}
 }
 
-/* r0 = n bytes of the window at ptr + off, aligned to n or not */
-static void load_window(struct emit *e, int size, int ptr, int off, int aligned)
+/* r0 = n bytes of the window at ptr + off, aligned to n or not; net:
+ * left in network order */
+static void load_window(struct emit *e, int size, int ptr, int off, int is_aligned, int net)
 {
 	int n = bytes_of[size];
 
-	if (!aligned) {
+	if (!is_aligned) {
 		load_bytes(e, ptr, off, n);
+		if (net && n > 1)
+			emit(e, BPF_ENDIAN_BE(BPF_REG_0, 8 * n));
 		return;
 	}
 	emit(e, BPF_LDX_MEM(size, BPF_REG_0, ptr, off));
-	if (n > 1)
+	if (!net && n > 1)
 		emit(e, BPF_ENDIAN_BE(BPF_REG_0, 8 * n));
+}
+
+/* Is the window address of frame offset base + off aligned to size? */
+static int aligned(int size, int base, int off)
+{
+	return (FRAME_WIN_OFF + off + (base < 0 ? 0 : REG_BASE_ALIGN)) % bytes_of[size] == 0;
 }
 
 void frame_load(struct emit *e, enum frame_mode mode, int size, int base, int off)
 {
-	int align = FRAME_WIN_OFF + off + (base < 0 ? 0 : REG_BASE_ALIGN), at, ptr;
+	int at, ptr;
 
 	if (mode == FRAME_LD_ABS) {
 		ld_abs(e, size, base, off);
 		return;
 	}
-	ptr = window_ptr(e, base, &at);
-	load_window(e, size, ptr, at + off, align % bytes_of[size] == 0);
+	ptr = window_ptr(base, off, &at);
+	load_window(e, size, ptr, at, aligned(size, base, off), 0);
+}
+
+void frame_load_net(struct emit *e, int size, int base, int off)
+{
+	int at, ptr = window_ptr(base, off, &at);
+
+	load_window(e, size, ptr, at, aligned(size, base, off), 1);
 }
 
 void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base, int off,
@@ -110,8 +125,7 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 	}
 	if (base < 0) {
 		emit_jump(e, BPF_JMP_IMM(BPF_JLT, len_reg, off + n, 0), reject);
-		load_window(e, size, FP, FRAME_WIN_OFF + off,
-			    (FRAME_WIN_OFF + off) % n == 0);
+		load_window(e, size, FP, FRAME_WIN_OFF + off, aligned(size, base, off), 0);
 		return;
 	}
 	/* r1 = base + off; past the window: LD_IND; past the end: reject */
@@ -133,19 +147,18 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 
 void frame_copy_out(struct emit *e, int base, int off, int dst, int n)
 {
-	int at = FRAME_WIN_OFF + off + (base < 0 ? 0 : REG_BASE_ALIGN), src;
-	int ptr = window_ptr(e, base, &src);
+	int align = FRAME_WIN_OFF + off + (base < 0 ? 0 : REG_BASE_ALIGN), src;
+	int ptr = window_ptr(base, off, &src);
 
-	src += off;
 	while (n > 0) {
 		int size = BPF_W;
 
-		if (n < 4 || at % 4 || dst % 4)
-			size = n >= 2 && at % 2 == 0 && dst % 2 == 0 ? BPF_H : BPF_B;
+		if (n < 4 || align % 4 || dst % 4)
+			size = n >= 2 && align % 2 == 0 && dst % 2 == 0 ? BPF_H : BPF_B;
 		emit(e, BPF_LDX_MEM(size, BPF_REG_0, ptr, src));
 		emit(e, BPF_STX_MEM(size, FP, BPF_REG_0, dst));
 		src += bytes_of[size];
-		at += bytes_of[size];
+		align += bytes_of[size];
 		dst += bytes_of[size];
 		n -= bytes_of[size];
 	}

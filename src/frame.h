@@ -39,12 +39,20 @@ void frame_copy(struct emit *e, int len_reg, int win_len);
 /*
  * r0 = the size (BPF_B, BPF_H, BPF_W) bytes at frame offset base + off
  * (base < 0: at off), in host order.  The caller has checked that the
- * frame holds them and, in FRAME_WINDOW mode, that they lie in the window;
- * a register base is the offset of the network header or of one after it,
- * 2 more than a multiple of 4 (14, 18, 14 + 4k), as the verifier must be
- * able to tell.  Clobbers r1-r5.
+ * frame holds them and, in FRAME_WINDOW mode, that they lie in the window.
+ * A register base holds the frame offset in FRAME_LD_ABS mode and its
+ * window address in FRAME_WINDOW mode (frame_window_base()); the offset
+ * is that of the network header or of one after it, 2 more than a
+ * multiple of 4 (14, 18, 14 + 4k), as the verifier must be able to tell.
+ * Clobbers r1-r5.
  */
 void frame_load(struct emit *e, enum frame_mode mode, int size, int base, int off);
+
+/* The same in FRAME_WINDOW mode, the bytes left in network order. */
+void frame_load_net(struct emit *e, int size, int base, int off);
+
+/* reg, a frame offset, becomes its window address.  Clobbers r1. */
+void frame_window_base(struct emit *e, int reg);
 
 /*
  * The same for the translated where clause, with no alignment known and
@@ -58,7 +66,7 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 /*
  * Copy n bytes at frame offset base + off (base < 0: at off) to the stack
  * at r10 + dst, which is 4-byte aligned; FRAME_WINDOW mode only, with the
- * same conditions as frame_load().  Clobbers r0, r1.
+ * same conditions as frame_load().  Clobbers r0.
  */
 void frame_copy_out(struct emit *e, int base, int off, int dst, int n);
 

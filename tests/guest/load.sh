@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of tests/vm/55-load.t: every field, alone and together, and a
-# range of where clauses, load through the kernel's verifier; errors are
-# one clear line.
+# Guest side of tests/vm/55-load.t: every field, alone, behind a where
+# clause and together, and a range of where clauses, load through the
+# kernel's verifier, both as root gets them (reading a copy of the frame
+# where that pays) and reading the frame with LD_ABS only (as without
+# CAP_PERFMON, through tests/progs/bench_prog); errors are one clear line.
 . /tests/tap.sh
 
 quietly() { "$@" >/dev/null; }
@@ -10,7 +12,8 @@ has() { echo "$1" | grep -q "$2"; }
 fields=$(ebpfcount --list-fields | cut -d' ' -f1)
 exprs="count"
 for f in $fields; do exprs="$exprs
-count by $f"; done
+count by $f
+count by $f where ip or ip6 or arp"; done
 exprs="$exprs
 count by ip.src/8, ip.dst/31, ipv6.src/1, ipv6.dst/127
 count by eth.src, eth.dst, eth.type, vlan.id, frame.len, ip.src, ip.dst, ip.proto
@@ -24,12 +27,30 @@ count by icmp.type where icmp or icmp6
 count by frame.len where greater 1000 or less 64"
 
 n=$(echo "$exprs" | wc -l)
-plan $((n + 6))
+plan $((n + 10))
 while read -r e; do
 	ok "loads: $e" quietly ebpfcount -i eth0 -c 1 -I 0.05 "$e"
 done <<END
 $exprs
 END
+
+# The same programs reading with LD_ABS only, run on bench_prog's IPv4/TCP
+# frame, which the where clauses kept here all accept: every run counted.
+set --
+i=0
+while read -r e; do
+	i=$((i + 1))
+	set -- "$@" "p$i=ebpfcount-ld:$e"
+done <<END
+$(echo "$exprs" | grep -v ' where ' ; echo "$exprs" | grep ' where ip or ip6 or arp$')
+END
+ok "all $i without a where clause or behind 'ip or ip6 or arp' load and count with LD_ABS" \
+	quietly bench_prog -r 4 -n 1 "$@"
+
+mode() { ebpfcount -v -d "$1" 2>&1 >/dev/null | sed -n 's/^ebpfcount: reading the frame //p'; }
+is "$(mode 'count by ip.proto')" "with LD_ABS (two reads or fewer)" "-v: one field read by LD_ABS"
+is "$(mode 'count by tcp.dstport')" "from a copy on the stack" "-v: five reads from the copy"
+is "$(mode 'count by ip.proto where tcp')" "from a copy on the stack" "-v: a where clause reads the copy"
 
 out=$(ebpfcount -c 1 -I 0.05 -F csv count 2>&1)
 ok "no -i: picks eth0" test "$(echo "$out" | wc -l)" -ge 3

@@ -46,7 +46,7 @@
 #include "maps.h"
 #include "parse.h"
 
-#define MAX_CASES 16
+#define MAX_CASES 64
 #define MAX_ROUNDS 64
 
 static unsigned char pkt[14 + 60] = {
