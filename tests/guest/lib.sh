@@ -12,6 +12,11 @@ retry() {
 	done
 }
 
+# iperf_client ARGS...: iperf3 -c ARGS, killed after 30 s.  iperf3 3.12
+# clients now and then hang after the test, before the results exchange
+# (esnet/iperf#1527); the data has arrived by then.
+iperf_client() { timeout 30 iperf3 -c "$@"; }
+
 # wait_peer: wait up to 60 s for the peer guest to answer ping
 wait_peer() { retry 60 ping -c 1 -W 1 "$EBPFCOUNT_PEER" >/dev/null 2>&1; }
 

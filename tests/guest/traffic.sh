@@ -23,11 +23,9 @@ cnt=$!
 ebpfcount -i eth0 -c 10 'count by ip.proto' >/tmp/seed.txt 2>&1 &
 seed=$!
 retry 30 test -s /tmp/in.json
-# iperf3 3.12 clients now and then hang after the test, before the results
-# exchange (esnet/iperf#1527): bound each try, try again.
-retry 10 timeout 30 iperf3 -c "$EBPFCOUNT_PEER" -R -t 3 >/tmp/tcp.txt 2>&1
+retry 10 iperf_client "$EBPFCOUNT_PEER" -R -t 3 >/tmp/tcp.txt 2>&1
 ok "iperf3 TCP from the peer" grep -q receiver /tmp/tcp.txt
-retry 3 timeout 30 iperf3 -c "$EBPFCOUNT_PEER" -R -u -b 20M -t 3 >/tmp/udp.txt 2>&1
+retry 3 iperf_client "$EBPFCOUNT_PEER" -R -u -b 20M -t 3 >/tmp/udp.txt 2>&1
 ok "iperf3 UDP from the peer" grep -q receiver /tmp/udp.txt
 quiet_link
 rx1=$(rx)
