@@ -16,7 +16,7 @@ UNITS    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_DEPS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.[ch]))
 PROGS    := $(patsubst tests/progs/%.c,$(B)/bin/%,$(wildcard tests/progs/*.c))
 
-.PHONY: all deps bench-deps kernel check unit guest demo bench clean
+.PHONY: all deps bench-deps kernel check check-debug unit guest demo bench clean
 all: $(B)/bin/ebpfcount $(PROGS)
 
 deps:
@@ -75,6 +75,17 @@ check: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory kernel
 	@tests/run
+
+# The guest tests on the debug build of the series (KASAN, lockdep,
+# preemption checks; kernel-patches/debug.config) next to stock, and the
+# per-CPU tests on a CONFIG_SMP=n build (tests/debug/).
+check-debug: deps
+	@$(MAKE) --no-print-directory all
+	@qemu-env/kernel.sh stock
+	@qemu-env/kernel.sh patched-debug
+	@qemu-env/kernel.sh patched-up
+	@EBPFCOUNT_KERNEL=patched-debug EBPFCOUNT_KERNELS="stock patched-debug" \
+		tests/run tests/vm/*.t tests/debug/*.t
 
 demo: deps
 	@$(MAKE) --no-print-directory all kernel

@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the "stock" or "patched" kernel from Debian's linux-source-6.1.
+# Build a kernel from Debian's linux-source-6.1: "stock", "patched" (the
+# series in kernel-patches/), or the series with the config fragment
+# kernel-patches/debug.config ("patched-debug": KASAN, lockdep, preemption
+# checks) or up.config ("patched-up": CONFIG_SMP=n).
 #
-#   qemu-env/kernel.sh stock|patched
+#   qemu-env/kernel.sh stock|patched|patched-debug|patched-up
 #
 # Trees live in $EBPFCOUNT_CACHE (default ~/.cache/ebpfcount), never in the
 # checkout.  Each bzImage is stored under a key made of the source package
@@ -12,7 +15,7 @@
 # series only rebuilds what the patches touch.
 set -euo pipefail
 
-variant=${1:?usage: kernel.sh stock|patched}
+variant=${1:?usage: kernel.sh stock|patched|patched-debug|patched-up}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${EBPFCOUNT_CACHE:-$HOME/.cache/ebpfcount}
 tarball=/usr/src/linux-source-6.1.tar.xz
@@ -32,9 +35,14 @@ patched_key() {
 		echo "$p"; cat "$top/kernel-patches/$p"; done; } | sha256sum | cut -c1-16
 }
 
+# the fragment merged over $frag: none, debug.config or up.config
+extra=""
 case $variant in
 stock) key=$(stock_key) ;;
 patched) key=$(patched_key) ;;
+patched-debug|patched-up)
+	extra=$top/kernel-patches/${variant#patched-}.config
+	key=$({ patched_key; cat "$extra"; } | sha256sum | cut -c1-16) ;;
 *) die "unknown variant '$variant'" ;;
 esac
 
@@ -50,7 +58,7 @@ if [ -f "$out/bzImage" ]; then
 	exit 0
 fi
 
-[ "$variant" = patched ] && "$0" stock	# the patched tree starts from it
+[ "$variant" != stock ] && "$0" stock	# the patched trees start from it
 mkdir -p "$cache/tree" "$cache/out"
 exec 9>"$cache/lock"
 flock 9
@@ -60,21 +68,32 @@ if [ -f "$out/bzImage" ]; then	# built while we waited for the lock
 fi
 tree=$cache/tree/$variant
 
+# The symbol settings the fragments ask for: $extra's override $frag's.
+wanted() {
+	local pat='^CONFIG_|^# CONFIG_.* is not set'
+	if [ -z "$extra" ]; then
+		grep -E "$pat" "$frag"
+		return
+	fi
+	grep -E "$pat" "$frag" | grep -v -w -F -f <(grep -oE 'CONFIG_[A-Z0-9_]+' "$extra")
+	grep -E "$pat" "$extra"
+}
+
 # (Re)configure only when the fragment changed: rewriting .config makes
 # kbuild rebuild everything.
 configure() {
 	local stamp
-	stamp=$(sha256sum <"$frag" | cut -c1-16)
+	stamp=$(cat "$frag" $extra | sha256sum | cut -c1-16)
 	[ -f "$tree/.config" ] && [ "$(cat "$tree/.ebpfcount-config" 2>/dev/null)" = "$stamp" ] &&
 		return 0
 	make -s -C "$tree" ARCH=x86_64 tinyconfig >/dev/null
-	(cd "$tree" && KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -m -O . .config "$frag" >/dev/null)
+	(cd "$tree" && KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -m -O . .config "$frag" $extra >/dev/null)
 	make -s -C "$tree" ARCH=x86_64 olddefconfig >/dev/null
 	# Every symbol the fragment asks for must have survived its dependencies.
 	local want
 	while read -r want; do
 		grep -qxF "$want" "$tree/.config" || die "config: '$want' not satisfied in $variant"
-	done < <(grep -E '^CONFIG_|^# CONFIG_.* is not set' "$frag")
+	done < <(wanted)
 	echo "$stamp" >"$tree/.ebpfcount-config"
 }
 
@@ -114,14 +133,19 @@ prepare_patched() {
 	configure
 }
 
-"prepare_$variant"
+case $variant in
+stock) prepare_stock ;;
+*) prepare_patched ;;
+esac
 localversion=""
-[ "$variant" = patched ] && localversion=-ebpfcount
+[ "$variant" != stock ] && localversion=-ebpfcount
 echo "kernel: building $variant ($key) with -j$jobs"
 start=$(date +%s)
-make -C "$tree" ARCH=x86_64 LOCALVERSION="$localversion" -j"$jobs" -s bzImage ||
+make -C "$tree" ARCH=x86_64 LOCALVERSION="$localversion" -j"$jobs" -s bzImage modules ||
 	die "build of $variant failed"
 mkdir -p "$out"
+# lib/test_bpf.ko (CONFIG_TEST_BPF=m): the kernel's own BPF JIT/interpreter tests
+cp "$tree/lib/test_bpf.ko" "$out/test_bpf.ko"
 cp "$tree/arch/x86/boot/bzImage" "$out/bzImage.tmp"
 cp "$tree/.config" "$out/config"
 make -s -C "$tree" ARCH=x86_64 LOCALVERSION="$localversion" kernelrelease >"$out/release"

@@ -3,7 +3,7 @@
 # Build the kernel's own BPF regression programs, test_verifier and
 # test_lru_map, from the tree of a kernel built by qemu-env/kernel.sh.
 #
-#   qemu-env/selftests.sh stock|patched   -> prints the directory holding them
+#   qemu-env/selftests.sh VARIANT   -> prints the directory holding them
 #
 # The programs are stored next to that kernel's bzImage in the cache
 # ($EBPFCOUNT_CACHE/out/VARIANT-KEY/selftests), so they are keyed exactly
@@ -11,13 +11,13 @@
 # "qemu-env/kernel.sh VARIANT" (or "make kernel") first.
 set -euo pipefail
 
-variant=${1:?usage: selftests.sh stock|patched}
+variant=${1:?usage: selftests.sh stock|patched|patched-debug|patched-up}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${EBPFCOUNT_CACHE:-$HOME/.cache/ebpfcount}
 jobs=${JOBS:-$(($(nproc) + 1))}
 die() { echo "selftests.sh: $*" >&2; exit 1; }
 
-case $variant in stock|patched) ;; *) die "unknown variant '$variant'" ;; esac
+case $variant in stock|patched|patched-debug|patched-up) ;; *) die "unknown variant '$variant'" ;; esac
 link=$top/build/kernel/$variant/bzImage
 [ -e "$link" ] || die "$link missing: run 'qemu-env/kernel.sh $variant'"
 out=$(dirname "$(readlink -f "$link")")/selftests

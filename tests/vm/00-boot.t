@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Both kernels boot; qemu-env/vm propagates exit status and timeouts.
 . "$(dirname "$0")/lib.sh"
-plan 5
-for k in stock patched; do
+plan $(($(wc -w <<<"$KERNELS") + 3))
+for k in $KERNELS; do
 	rel=$(vm --kernel "$k" --smp 1 -- uname -r)
 	want=$(cat "$(dirname "$(readlink -f "$top/build/kernel/$k/bzImage")")/release")
 	case $rel in 6.1.*) r=0 ;; *) r=1 ;; esac

@@ -3,7 +3,10 @@
 # ebpfcount's own programs: per-CPU lookups inlined on the patched kernel
 # with the JIT on, out of line with the JIT off and on stock.
 . "$(dirname "$0")/lib.sh"
-vm_tap "stock: " --kernel stock -- sh /tests/guest/inline.sh no
-vm_tap "patched: " --kernel patched -- sh /tests/guest/inline.sh yes
+for k in $KERNELS; do
+	want=no
+	has_series "$k" && want=yes
+	vm_tap "$k: " --kernel "$k" -- sh /tests/guest/inline.sh "$want"
+done
 plan "$tap_n"
 done_testing

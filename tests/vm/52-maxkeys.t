@@ -11,7 +11,7 @@ craft -q -i eth0 -g 5:2000 "udp4,n=80,sport=2001,sportrange=8,$M"
 sleep 2
 craft -q -i eth0 -c 3 udp4,dport=9998
 sleep 600'
-for k in stock patched; do
+for k in $KERNELS; do
 	vm_tap "$k: " --kernel "$k" --peer "$peer" -- sh /tests/guest/maxkeys.sh
 done
 plan "$tap_n"

@@ -9,7 +9,7 @@ craft -q -i eth0 -g 0:0 "udp4,n=100000,sportrange=300,dport=7"
 iperf_client 198.18.0.1 -u -b 0 -l 16 -t 3 >/dev/null
 craft -q -i eth0 -c 3 udp4,dport=9998
 sleep 600'
-for k in stock patched; do
+for k in $KERNELS; do
 	vm_tap "$k: " --kernel "$k" --peer "$peer" -- sh /tests/guest/fullrate.sh
 done
 plan "$tap_n"

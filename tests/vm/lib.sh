@@ -2,7 +2,12 @@
 # Shared by the host-side guest test drivers (tests/vm/*.t).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/tap.sh"
+# The kernel of the tests that boot one, and the kernels of those that
+# compare stock with the series (make check-debug points both elsewhere).
 KERNEL=${EBPFCOUNT_KERNEL:-patched}
+KERNELS=${EBPFCOUNT_KERNELS:-stock patched}
+# has_series KERNEL: true when KERNEL carries kernel-patches/
+has_series() { [ "$1" != stock ]; }
 vm() { "$top/qemu-env/vm" "$@"; }
 
 # import PREFIX: re-emit a guest's TAP lines as results of this test, so a
