@@ -6,13 +6,21 @@
 series=$1
 plan 6
 
-# xlated EXPR: the translated program of ebpfcount loaded with EXPR
+# xlated EXPR: the translated program of ebpfcount loaded with EXPR.
+# Wait until it is loaded (start-up takes seconds on a KASAN kernel), then
+# stop it with SIGTERM: a background job of a script ignores SIGINT until
+# ebpfcount installs its handler.
 xlated() {
+	local i=0
 	ebpfcount -i eth0 $2 "$1" >/dev/null 2>&1 &
 	pid=$!
-	sleep 1.5
+	until bpftool prog show name ebpfcount >/dev/null 2>&1 || [ $i -ge 240 ]; do
+		sleep 0.25
+		i=$((i + 1))
+	done
+	sleep 0.5
 	bpftool prog dump xlated name ebpfcount 2>/dev/null
-	kill -INT $pid
+	kill -TERM $pid
 	wait $pid
 }
 

@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
@@ -130,7 +131,7 @@ static struct sym syms[] = {
 	{ "htab_lru_percpu_map_lookup_elem", 0 },
 	{ "__htab_map_lookup_elem", 0 },
 	{ "bpf_map_lookup_elem", 0 },	/* the helper, called when not JITed */
-	{ "this_cpu_off", 0 },		/* per-CPU: its offset; absent when !SMP */
+	{ "this_cpu_off", 0 },		/* per-CPU: its offset (KALLSYMS_ALL only) */
 };
 #define NSYMS (sizeof(syms) / sizeof(syms[0]))
 
@@ -247,7 +248,8 @@ struct xinfo {
 /*
  * Count "add rax, gs:[disp32]" (65 48 03 04 25 disp32) in a JITed image: the
  * JIT's resolution of a per-CPU pointer in r0 (rax), disp32 being the address
- * of this_cpu_off. Every occurrence must name that address: -1 if not.
+ * of this_cpu_off. Every occurrence must name the same address, that of
+ * this_cpu_off when kallsyms lists it: -1 if not.
  */
 static int count_jit_percpu(const unsigned char *img, __u32 len)
 {
@@ -261,6 +263,8 @@ static int count_jit_percpu(const unsigned char *img, __u32 len)
 		if (memcmp(img + i, pat, sizeof(pat)))
 			continue;
 		memcpy(&d, img + i + sizeof(pat), 4);
+		if (!disp)
+			disp = d;
 		if (d != disp)
 			return -1;
 		n++;
@@ -271,10 +275,13 @@ static int count_jit_percpu(const unsigned char *img, __u32 len)
 /*
  * JITed per-CPU resolutions expected for n inlined lookups: none on a
  * CONFIG_SMP=n kernel (no this_cpu_off), where the JIT emits only a mov.
+ * The kernel's version string says "SMP" when it is built for SMP.
  */
 static int jit_want(int n)
 {
-	return sym_addr("this_cpu_off") ? n : 0;
+	struct utsname u;
+
+	return uname(&u) || strstr(u.version, " SMP") ? n : 0;
 }
 
 static struct xinfo inspect(int prog_fd, const char *lookup_fn)
@@ -468,7 +475,7 @@ static const struct maptype types[] = {
 enum mode { JIT, INTERP, JITFAIL, UNPRIV, NMODES };
 static const char *mode_name[] = { "jit", "interp", "jitfail", "unpriv" };
 
-#define ARRAY_ENTRIES	4
+#define ARRAY_ENTRIES	5	/* not a power of two: index_mask 7 > 4 */
 #define HASH_KEY	7
 #define HASH_MISSING	8
 
