@@ -7,6 +7,9 @@
  *   array_proto   count by ip.proto in a PERCPU_ARRAY (256 entries)
  *   hash_src      count by ip.src in a PERCPU_HASH
  *   lru_src       count by ip.src in an LRU_PERCPU_HASH
+ *   hash_rand     count by a random key of 16 bits in a PERCPU_HASH of 1024
+ *                 entries: mostly misses, then an insert that fails (full)
+ *   lru_rand      the same in an LRU_PERCPU_HASH: the insert evicts
  *
  * each with the JIT (bpf_jit_enable=1) and interpreted (0).  These are
  * hand-written equivalents of ebpfcount's "count by" programs: load the
@@ -48,12 +51,16 @@ static int load(const char *name, struct bpf_insn *insns, size_t n)
 	return fd;
 }
 
-/* count by the field at L3 offset OFF (SIZE bytes) in map_fd */
+/*
+ * count by the field at L3 offset OFF (SIZE bytes) in map_fd; SIZE 0: by
+ * bpf_get_prandom_u32() & 0xffff instead
+ */
 static int load_count(const char *name, int map_fd, int size, int off)
 {
 	struct bpf_insn insns[] = {
 		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
-		LD_ABS(size, off),
+		size ? LD_ABS(size, off) : BPF_EMIT_CALL(BPF_FUNC_get_prandom_u32),
+		size ? BPF_MOV64_REG(BPF_REG_0, BPF_REG_0) : BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0xffff),
 		BPF_STX_MEM(BPF_W, BPF_REG_10, BPF_REG_0, -4),
 		BPF_LD_MAP_FD(BPF_REG_1, map_fd),
 		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
@@ -136,8 +143,10 @@ int main(int argc, char **argv)
 {
 	int repeat = argc > 1 ? atoi(argv[1]) : 1000000;
 	int rounds = argc > 2 ? atoi(argv[2]) : 5;
-	const char *names[] = { "empty", "array_proto", "hash_src", "lru_src" };
-	double t[4][64];
+	const char *names[] = { "empty", "array_proto", "hash_src", "lru_src",
+				"hash_rand", "lru_rand" };
+	enum { NPROGS = sizeof(names) / sizeof(names[0]) };
+	double t[NPROGS][64];
 	cpu_set_t set;
 	int mode, p, r;
 
@@ -152,27 +161,33 @@ int main(int argc, char **argv)
 	int arr = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "proto", 4, 8, 256, NULL);
 	int hash = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "src", 4, 8, 1024, NULL);
 	int lru = bpf_map_create(BPF_MAP_TYPE_LRU_PERCPU_HASH, "src_lru", 4, 8, 1024, NULL);
+	int hash_r = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "rand", 4, 8, 1024, NULL);
+	int lru_r = bpf_map_create(BPF_MAP_TYPE_LRU_PERCPU_HASH, "rand_lru", 4, 8, 1024, NULL);
 
-	if (arr < 0 || hash < 0 || lru < 0) {
+	if (arr < 0 || hash < 0 || lru < 0 || hash_r < 0 || lru_r < 0) {
 		perror("bpf_map_create");
 		return 1;
 	}
 	for (mode = 1; mode >= 0; mode--) {
-		int fds[4];
+		int fds[NPROGS];
 
 		set_jit(mode);
 		fds[0] = load_empty();
 		fds[1] = load_count("array_proto", arr, BPF_B, 9);
 		fds[2] = load_count("hash_src", hash, BPF_W, 12);
 		fds[3] = load_count("lru_src", lru, BPF_W, 12);
-		/* warm up: inserts the keys, faults everything in */
-		for (p = 0; p < 4; p++)
-			run_ns(fds[p], 1000);
+		fds[4] = load_count("hash_rand", hash_r, 0, 0);
+		fds[5] = load_count("lru_rand", lru_r, 0, 0);
+		/* warm up: inserts the keys (fills the random maps), faults
+		 * everything in
+		 */
+		for (p = 0; p < NPROGS; p++)
+			run_ns(fds[p], p >= 4 ? 20000 : 1000);
 		/* interleave the programs so drift hits them alike */
 		for (r = 0; r < rounds; r++)
-			for (p = 0; p < 4; p++)
+			for (p = 0; p < NPROGS; p++)
 				t[p][r] = run_ns(fds[p], mode ? repeat : repeat / 4);
-		for (p = 0; p < 4; p++) {
+		for (p = 0; p < NPROGS; p++) {
 			qsort(t[p], rounds, sizeof(double), cmp_double);
 			printf("bench %s %s %.1f %.1f\n", names[p],
 			       mode ? "jit" : "interp", t[p][0], t[p][rounds / 2]);
