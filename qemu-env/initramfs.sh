@@ -61,9 +61,12 @@ out=$cache/initramfs/base-$key.cpio.gz
 if [ ! -f "$out" ]; then
 	mkdir -p "$cache/initramfs"
 	find "$cache/initramfs" -name 'base-*.cpio.gz' -mmin +600 -delete 2>/dev/null || true
-	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$out.tmp"
+	# a temporary file of our own: another run may be packing the same key
+	tmp=$(mktemp "$out.XXXXXX")
+	(cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$tmp"
 	# qemu-env/vm appends a per-run archive: it must start 4-byte aligned.
-	truncate -s %512 "$out.tmp"
-	mv "$out.tmp" "$out"
+	truncate -s %512 "$tmp"
+	chmod 644 "$tmp"
+	mv "$tmp" "$out"
 fi
 echo "$out"

@@ -37,7 +37,10 @@ run_mode() {
 		esac
 	done
 	grep -a -E 'FAIL( |$)' "/tmp/$mode.log" | head -n 20 | sed 's/^/# /'
-	line=$(grep -a "$percpu_test" "/tmp/$mode.log" | tail -n 1)
+	# its result is a continuation (pr_cont), which another message can
+	# split into a record of its own: read the log as one line
+	line=$(tr '\n' ' ' <"/tmp/$mode.log" |
+		grep -aEo "$percpu_test +(jited:[0-9] [0-9]+ [A-Z]+|[A-Z]+)" | tail -n 1)
 	diag "$mode: ${line:-no per-CPU test}"
 	if [ "$series" = yes ]; then
 		want_jit=1
