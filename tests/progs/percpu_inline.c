@@ -168,6 +168,18 @@ static unsigned long long sym_addr(const char *name)
 
 static char vlog[1 << 16];
 
+/* load a socket filter; on failure, print the verifier's log as comments */
+static int load_filter(const char *name, const struct bpf_insn *insns, size_t n)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog,
+		    .log_size = sizeof(vlog), .log_level = 0);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, name, "GPL", insns, n, &opts);
+
+	if (fd < 0)
+		printf("# bpf_prog_load: %s\n%s\n", strerror(errno), vlog);
+	return fd;
+}
+
 /* key on the stack, lookup, increment the u64 value, return 1; NULL: 2 */
 static int load_count_prog(int map_fd, __u32 key)
 {
@@ -186,15 +198,7 @@ static int load_count_prog(int map_fd, __u32 key)
 		BPF_MOV64_IMM(BPF_REG_0, RET_MISS),
 		BPF_EXIT_INSN(),
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog,
-		    .log_size = sizeof(vlog), .log_level = 0);
-	int fd;
-
-	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "pcpu_count", "GPL",
-			   insns, sizeof(insns) / sizeof(insns[0]), &opts);
-	if (fd < 0)
-		printf("# bpf_prog_load: %s\n%s\n", strerror(errno), vlog);
-	return fd;
+	return load_filter("pcpu_count", insns, sizeof(insns) / sizeof(insns[0]));
 }
 
 /* outer[0] is a per-CPU array: lookup outer, then inner[key], increment */
@@ -221,15 +225,7 @@ static int load_inner_prog(int outer_fd, __u32 key)
 		BPF_MOV64_IMM(BPF_REG_0, RET_MISS),
 		BPF_EXIT_INSN(),
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog,
-		    .log_size = sizeof(vlog), .log_level = 0);
-	int fd;
-
-	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "pcpu_inner", "GPL",
-			   insns, sizeof(insns) / sizeof(insns[0]), &opts);
-	if (fd < 0)
-		printf("# bpf_prog_load: %s\n%s\n", strerror(errno), vlog);
-	return fd;
+	return load_filter("pcpu_inner", insns, sizeof(insns) / sizeof(insns[0]));
 }
 
 struct xinfo {
@@ -725,15 +721,7 @@ static int load_key_prog(int arr_fd, int hash_fd, __u32 idx)
 		BPF_MOV32_REG(BPF_REG_0, BPF_REG_1),
 		BPF_EXIT_INSN(),
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog,
-		    .log_size = sizeof(vlog), .log_level = 0);
-	int fd;
-
-	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "pcpu_key", "GPL",
-			   insns, sizeof(insns) / sizeof(insns[0]), &opts);
-	if (fd < 0)
-		printf("# bpf_prog_load: %s\n%s\n", strerror(errno), vlog);
-	return fd;
+	return load_filter("pcpu_key", insns, sizeof(insns) / sizeof(insns[0]));
 }
 
 static unsigned long long key_val(int cpu)
@@ -965,8 +953,6 @@ static int load_fallback_prog(int map_fd, __u32 key)
 	};
 	size_t nhead = sizeof(head) / sizeof(head[0]), n = nhead + BLOCK_INSNS + 2, i;
 	struct bpf_insn *insns = calloc(n, sizeof(*insns));
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog,
-		    .log_size = sizeof(vlog), .log_level = 0);
 	int fd;
 
 	if (!insns)
@@ -976,10 +962,7 @@ static int load_fallback_prog(int map_fd, __u32 key)
 		insns[i] = BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, 1);
 	insns[i++] = BPF_MOV64_IMM(BPF_REG_0, 0);
 	insns[i++] = BPF_EXIT_INSN();
-	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "pcpu_fallback", "GPL",
-			   insns, (__u32)n, &opts);
-	if (fd < 0)
-		printf("# bpf_prog_load: %s\n%s\n", strerror(errno), vlog);
+	fd = load_filter("pcpu_fallback", insns, n);
 	free(insns);
 	return fd;
 }
@@ -1024,9 +1007,7 @@ out:
 static int load_multi_prog(const int *map_fd, const __u32 *key, int nmaps)
 {
 	struct bpf_insn insns[3 * 11 + 2];
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog,
-		    .log_size = sizeof(vlog), .log_level = 0);
-	int i, n = 0, fd;
+	int i, n = 0;
 
 	for (i = 0; i < nmaps; i++) {
 		struct bpf_insn ld[] = { BPF_LD_MAP_FD(BPF_REG_1, map_fd[i]) };
@@ -1045,11 +1026,7 @@ static int load_multi_prog(const int *map_fd, const __u32 *key, int nmaps)
 	}
 	insns[n++] = BPF_MOV64_IMM(BPF_REG_0, RET_HIT);
 	insns[n++] = BPF_EXIT_INSN();
-	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "pcpu_multi", "GPL",
-			   insns, (__u32)n, &opts);
-	if (fd < 0)
-		printf("# bpf_prog_load: %s\n%s\n", strerror(errno), vlog);
-	return fd;
+	return load_filter("pcpu_multi", insns, n);
 }
 
 static void test_multi(enum mode m, bool expect_inline)
@@ -1100,15 +1077,7 @@ static int load_tail_caller(int prog_array_fd)
 		BPF_MOV64_IMM(BPF_REG_0, RET_MISS),
 		BPF_EXIT_INSN(),
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog,
-		    .log_size = sizeof(vlog), .log_level = 0);
-	int fd;
-
-	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "pcpu_tail", "GPL",
-			   insns, sizeof(insns) / sizeof(insns[0]), &opts);
-	if (fd < 0)
-		printf("# bpf_prog_load: %s\n%s\n", strerror(errno), vlog);
-	return fd;
+	return load_filter("pcpu_tail", insns, sizeof(insns) / sizeof(insns[0]));
 }
 
 /* the counting program reached by a tail call counts like a direct one */
@@ -1185,15 +1154,7 @@ static int load_touch_prog(int ctl_fd, int lru_fd)
 		BPF_MOV64_IMM(BPF_REG_0, RET_HIT),
 		BPF_EXIT_INSN(),
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = vlog,
-		    .log_size = sizeof(vlog), .log_level = 0);
-	int fd;
-
-	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "pcpu_touch", "GPL",
-			   insns, sizeof(insns) / sizeof(insns[0]), &opts);
-	if (fd < 0)
-		printf("# bpf_prog_load: %s\n%s\n", strerror(errno), vlog);
-	return fd;
+	return load_filter("pcpu_touch", insns, sizeof(insns) / sizeof(insns[0]));
 }
 
 enum touch { T_NONE, T_JIT, T_INTERP, NTOUCH };
