@@ -17,7 +17,6 @@ cache=${EBPFCOUNT_CACHE:-$HOME/.cache/ebpfcount}
 jobs=${JOBS:-$(($(nproc) + 1))}
 die() { echo "selftests.sh: $*" >&2; exit 1; }
 
-case $variant in stock|patched|patched-debug|patched-up) ;; *) die "unknown variant '$variant'" ;; esac
 link=$top/build/kernel/$variant/bzImage
 [ -e "$link" ] || die "$link missing: run 'qemu-env/kernel.sh $variant'"
 out=$(dirname "$(readlink -f "$link")")/selftests

@@ -1,16 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of tests/vm/41-test-bpf.t: the kernel's own lib/test_bpf
 # module (CONFIG_TEST_BPF=m), run on the last CPU so that a per-CPU pointer
-# resolved for CPU 0 shows (the module checks it against the running CPU).  Arguments: "yes" when the kernel has the series
-# (then its per-CPU test must run and pass), "no" for stock; the mode: jit,
-# interp or hardened.  One mode per boot: the kernel cannot unload modules.
+# resolved for CPU 0 shows (the module checks it against the running CPU).
+# Arguments: "yes" when the kernel has the series (then its per-CPU test
+# must run and pass), "no" for stock; the mode: jit, interp or hardened.  One mode per boot: the kernel cannot unload modules.
 # Hardened runs only the per-CPU test: with bpf_jit_harden=2 the JIT fails
 # the suite's largest programs, and interpreting them takes an hour on TCG.
 . /tests/tap.sh
 series=$1
-log=/tmp/test_bpf.log
-(while cat /dev/kmsg; do :; done) >"$log" 2>/dev/null &
-kmsg=$!
+log=/tmp/kmsg	# the whole kernel log, kept by qemu-env/init
 
 percpu_test='ALU64_PERCPU_ADDR_X: register combinations'
 
@@ -60,6 +58,5 @@ interp) run_mode interp 0 0 ;;
 hardened) run_mode hardened 1 2 ;;
 *) echo "Bail out! unknown mode '$2'"; exit 2 ;;
 esac
-kill $kmsg
 plan "$tap_n"
 done_testing

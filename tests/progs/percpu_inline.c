@@ -180,24 +180,28 @@ static int load_filter(const char *name, const struct bpf_insn *insns, size_t n)
 	return fd;
 }
 
-/* key on the stack, lookup, increment the u64 value, return 1; NULL: 2 */
+/*
+ * The counting program, 14 instructions: key on the stack, lookup in
+ * map_fd, increment the u64 value, return RET_HIT; NULL: RET_MISS
+ */
+#define COUNT_INSNS(map_fd, key)					\
+	BPF_ST_MEM(BPF_W, BPF_REG_10, -4, (__s32)(key)),		\
+	BPF_LD_MAP_FD(BPF_REG_1, map_fd),				\
+	BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),				\
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),				\
+	BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),			\
+	BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 5),				\
+	BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, 0),			\
+	BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 1),				\
+	BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),			\
+	BPF_MOV64_IMM(BPF_REG_0, RET_HIT),				\
+	BPF_EXIT_INSN(),						\
+	BPF_MOV64_IMM(BPF_REG_0, RET_MISS),				\
+	BPF_EXIT_INSN()
+
 static int load_count_prog(int map_fd, __u32 key)
 {
-	struct bpf_insn insns[] = {
-		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, (__s32)key),
-		BPF_LD_MAP_FD(BPF_REG_1, map_fd),
-		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
-		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
-		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 5),
-		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, 0),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 1),
-		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
-		BPF_MOV64_IMM(BPF_REG_0, RET_HIT),
-		BPF_EXIT_INSN(),
-		BPF_MOV64_IMM(BPF_REG_0, RET_MISS),
-		BPF_EXIT_INSN(),
-	};
+	struct bpf_insn insns[] = { COUNT_INSNS(map_fd, key) };
 	return load_filter("pcpu_count", insns, sizeof(insns) / sizeof(insns[0]));
 }
 
@@ -933,19 +937,7 @@ static int load_fallback_prog(int map_fd, __u32 key)
 {
 	struct bpf_insn head[] = {
 		INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 14),
-		BPF_ST_MEM(BPF_W, BPF_REG_10, -4, (__s32)key),
-		BPF_LD_MAP_FD(BPF_REG_1, map_fd),
-		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
-		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
-		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 5),
-		BPF_LDX_MEM(BPF_DW, BPF_REG_1, BPF_REG_0, 0),
-		BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, 1),
-		BPF_STX_MEM(BPF_DW, BPF_REG_0, BPF_REG_1, 0),
-		BPF_MOV64_IMM(BPF_REG_0, RET_HIT),
-		BPF_EXIT_INSN(),
-		BPF_MOV64_IMM(BPF_REG_0, RET_MISS),
-		BPF_EXIT_INSN(),
+		COUNT_INSNS(map_fd, key),
 		/* the subprogram (insn 15): ctx in r1 */
 		BPF_LDX_MEM(BPF_W, BPF_REG_0, BPF_REG_1, offsetof(struct __sk_buff, len)),
 		BPF_MOV64_IMM(BPF_REG_2, 1),
