@@ -20,6 +20,10 @@ iperf_client() { timeout 30 iperf3 -c "$@"; }
 # wait_peer: wait up to 60 s for the peer guest to answer ping
 wait_peer() { retry 60 ping -c 1 -W 1 "$EBPFCOUNT_PEER" >/dev/null 2>&1; }
 
+# bound N: at least N packet sockets are bound (a protocol set by bind());
+# ebpfcount binds its socket after the filter is attached.
+bound() { [ "$(awk 'NR > 1 && $4 != "0000"' /proc/net/packet | wc -l)" -ge "$1" ]; }
+
 # quiet_link: wait until eth0 received nothing for 2 s
 quiet_link() {
 	local a b
