@@ -81,50 +81,7 @@ static int round8(int n)
 	return (n + 7) & ~7;
 }
 
-static int array_key(const struct query *q)
-{
-	return q->nkeys == 0 ||
-	       (q->nkeys == 1 && q->keys[0].field->width == 1 && !q->keys[0].prefix);
-}
 
-/* Values of one and two bytes are stored as such, wider ones as words. */
-static int value_align(int width)
-{
-	return width < 4 ? width : 4;
-}
-
-void layout_query(const struct query *q, unsigned int max_keys, struct layout *lay)
-{
-	int i, off = q->nkeys;
-
-	memset(lay, 0, sizeof(*lay));
-	lay->nkeys = q->nkeys;
-	for (i = 0; i < q->nkeys; i++) {
-		int a = value_align(q->keys[i].field->width);
-
-		off = (off + a - 1) / a * a;
-		lay->val_off[i] = off;
-		off += q->keys[i].field->width;
-	}
-	lay->array = array_key(q);
-	lay->row_size = off < 4 ? 4 : (off + 3) & ~3;
-	lay->key_size = lay->array ? 4 : lay->row_size;
-	if (lay->array)
-		lay->max_entries = q->nkeys ? ARRAY_ABSENT + 2 : 1;
-	else if (max_keys)
-		lay->max_entries = max_keys, lay->tables = 1;
-}
-
-void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned char *key)
-{
-	memset(key, 0, lay->row_size);
-	if (!lay->nkeys)
-		return;
-	if (idx >= ARRAY_ABSENT)
-		key[0] = KEY_ABSENT + idx - ARRAY_ABSENT;
-	else
-		key[lay->val_off[0]] = idx;
-}
 
 
 static void emit_jmp(struct gen *g, int op, int reg, int imm, int *list)
@@ -522,16 +479,19 @@ static void gen_key(struct gen *g, int i)
 	int trunc = NO_JUMP, absent = NO_JUMP, other = NO_JUMP;
 
 	emit_note(g->e, f->name);
-	if (!strcmp(f->name, "frame.len")) {
+	switch (f->read) {
+	case READ_LENGTH:
 		emit(g->e, BPF_MOV64_REG(BPF_REG_0, R_LEN));
 		emit(g->e, BPF_ENDIAN_BE(BPF_REG_0, 32));
 		emit(g->e, BPF_STX_MEM(BPF_W, FP, BPF_REG_0, dst));
 		return;
-	}
-	if (!strcmp(f->name, "vlan.id"))
+	case READ_VLAN:
 		key_vlan(g, k, dst, &trunc, &absent);
-	else
+		break;
+	case READ_HEADER:
 		take(g, k, key_guard(g, f, &trunc, &other), f->off, dst);
+		break;
+	}
 	key_status(g, i, f, trunc, absent, other);
 }
 
@@ -679,24 +639,22 @@ enum frame_mode codegen_frame_mode(const struct query *q, int filtered, enum fra
 }
 
 /*
- * How the program reads the frame (codegen_frame_mode()), and how much of
- * it goes to the window: all that the where clause may read, else what
- * the keys can.
+ * How much of the frame goes to the window: all that the where clause may
+ * read, else what the keys can.
  */
-static void plan_frame(struct gen *g, enum frame_mode mode, int filtered)
+static int window_len(const struct query *q, int filtered)
 {
-	g->mode = codegen_frame_mode(g->q, filtered, mode);
-	g->win_len = filtered ? FRAME_WIN_LEN : key_extent(g->q);
+	return filtered ? FRAME_WIN_LEN : key_extent(q);
 }
 
 int codegen(const struct query *q, const struct layout *lay,
 	    const struct sock_filter *filter, unsigned int n, enum frame_mode mode,
 	    struct emit *e, char *err, size_t errlen)
 {
-	struct gen g = { .e = e, .q = q, .lay = lay, .out = NO_JUMP };
+	struct gen g = { .e = e, .q = q, .lay = lay, .mode = mode, .out = NO_JUMP };
 
 	g.key = KEY_END - round8(lay->row_size);
-	plan_frame(&g, mode, filter != NULL);
+	g.win_len = window_len(q, filter != NULL);
 	emit(e, BPF_MOV64_REG(R_CTX, BPF_REG_1));
 	if (g.mode == FRAME_WINDOW && g.win_len) {
 		emit_note(e, "copy the frame's first bytes to the stack");
@@ -721,12 +679,3 @@ int codegen(const struct query *q, const struct layout *lay,
 	return 0;
 }
 
-void codegen_relocate(struct bpf_insn *insns, int n, const int fds[NR_MAPS])
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
-		    insns[i].src_reg == BPF_PSEUDO_MAP_FD)
-			insns[i].imm = fds[insns[i].imm];
-}

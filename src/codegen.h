@@ -3,20 +3,7 @@
  * Code generator: a parsed query (and its translated pcap filter) becomes
  * one socket filter program that counts packets and bytes per key in a
  * per-CPU map and returns 0, so that no packet is queued to the socket.
- *
- * A counts-map key holds one status byte per key field (present, absent,
- * truncated), then each field's bytes in network order: one- and two-byte
- * values at offsets of their size, wider ones at multiples of 4; the key
- * is a multiple of 4 bytes.  A single one-byte field is counted in a
- * per-CPU array instead, indexed by the byte, with two more entries for
- * absent and truncated.
- *
- * With a bound on the number of keys (--max-keys), the counts map is an
- * array of maps with one slot, holding one of two preallocated per-CPU
- * hash tables of that many entries: user space swaps in the empty one at
- * each readout and drains the other, so every interval starts with room
- * for max_keys keys, and a key that finds the table full is counted in
- * the overflow map.
+ * The key layout it writes is in layout.h.
  */
 #ifndef EBPFCOUNT_CODEGEN_H
 #define EBPFCOUNT_CODEGEN_H
@@ -26,36 +13,8 @@
 
 #include "emit.h"
 #include "frame.h"
+#include "layout.h"
 #include "parse.h"
-
-enum key_status { KEY_PRESENT, KEY_ABSENT, KEY_TRUNCATED };
-
-/* Maps the program refers to, by index until the loader relocates them. */
-enum map_slot { MAP_COUNTS, MAP_OVERFLOW, NR_MAPS };
-
-struct counter {		/* map value, per CPU */
-	__u64 packets;
-	__u64 bytes;
-};
-
-struct layout {
-	int array;		/* counts map is a per-CPU array */
-	int key_size;		/* bytes of a counts-map key */
-	int row_size;		/* bytes of a key in the hash layout, as rows carry it */
-	int max_entries;	/* entries of an array or a bounded hash; 0: unbounded */
-	int tables;		/* bounded: counts map holds the live hash table */
-	int val_off[MAX_KEYS];	/* offset of each field's bytes in a key */
-	int nkeys;
-};
-
-#define ARRAY_ABSENT 256	/* array index of an absent one-byte key */
-/* The longest key: a status byte and 16 value bytes per field */
-#define LAYOUT_MAX_ROW (MAX_KEYS * (1 + FIELD_MAX_WIDTH))
-
-/* Fill in the key layout of q; max_keys bounds a hash (0: unbounded). */
-void layout_query(const struct query *q, unsigned int max_keys, struct layout *lay);
-/* The hash-layout key of array entry idx, into key (row_size bytes). */
-void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned char *key);
 
 /*
  * Emit the program for q into e.  filter (n instructions, may be NULL) is
@@ -73,8 +32,5 @@ int codegen(const struct query *q, const struct layout *lay,
  * costs about as much as two loads.
  */
 enum frame_mode codegen_frame_mode(const struct query *q, int filtered, enum frame_mode allowed);
-
-/* Replace map indexes in LD_IMM64 map loads by the file descriptors. */
-void codegen_relocate(struct bpf_insn *insns, int n, const int fds[NR_MAPS]);
 
 #endif

@@ -1,20 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A parsed query to a program; see compile.h. */
+/* The one program builder; see compile.h. */
+#include <stdio.h>
+
 #include "compile.h"
 #include "filter.h"
 
-int compile_query(const struct query *q, const struct compile_opts *o, struct layout *lay,
-		  struct emit *e, char *err, size_t errlen)
+static int fail(struct build_error *err, int pos, const char *msg)
+{
+	err->pos = pos;
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+	return -1;
+}
+
+int program_build(struct program *p, const char *expr, const struct build_opts *o,
+		  struct build_error *err)
 {
 	struct bpf_program f = { 0 };
+	struct parse_error perr;
+	char msg[sizeof(err->msg)];
 	int ret;
 
-	if (q->filter && filter_compile(q->filter, o->ifname, &f, err, errlen))
-		return 1;
-	layout_query(q, o->max_keys, lay);
-	ret = codegen(q, lay, q->filter ? filter_insns(&f) : NULL, f.bf_len, o->mode, e, err,
-		      errlen);
-	if (q->filter)
+	emit_init(&p->e);
+	if (parse_query(expr, &p->q, &perr))
+		return fail(err, perr.pos, perr.msg);
+	if (p->q.filter && filter_compile(p->q.filter, o->src.ifname, &f, msg, sizeof(msg)))
+		return fail(err, p->q.filter_pos, msg);
+	layout_query(&p->q, o->max_keys, &p->lay);
+	p->allowed = o->allowed;
+	p->mode = codegen_frame_mode(&p->q, p->q.filter != NULL, o->allowed);
+	ret = codegen(&p->q, &p->lay, p->q.filter ? filter_insns(&f) : NULL, f.bf_len, p->mode,
+		      &p->e, msg, sizeof(msg));
+	if (p->q.filter)
 		filter_free(&f);
-	return ret ? -1 : 0;
+	if (ret) {
+		program_free(p);
+		return fail(err, -1, msg);
+	}
+	return 0;
+}
+
+void program_free(struct program *p)
+{
+	emit_free(&p->e);
+}
+
+const char *program_frame_mode(const struct program *p)
+{
+	if (p->mode == FRAME_WINDOW)
+		return "from a copy on the stack";
+	return p->allowed == FRAME_WINDOW ? "with LD_ABS (two reads or fewer)" :
+	       "with LD_ABS (no CAP_PERFMON)";
 }

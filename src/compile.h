@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A parsed query to a program: its where clause, key layout and code. */
+/*
+ * The one program builder: an expression, and the source its packets come
+ * from, to a program (its query, key layout, instructions and the way it
+ * reads the frame).  main, the tests and the benchmarks all build programs
+ * here.  It makes no bpf(2) call and creates no maps.
+ */
 #ifndef EBPFCOUNT_COMPILE_H
 #define EBPFCOUNT_COMPILE_H
 
@@ -7,19 +12,47 @@
 
 #include "codegen.h"
 
-struct compile_opts {
-	const char *ifname;	/* live handle for the where clause, or NULL */
-	enum frame_mode mode;	/* how the program reads the frame (frame.h) */
-	unsigned int max_keys;	/* bound of a hash's keys (--max-keys), 0: none */
+/*
+ * Where the packets come from.  Either way the program sees each packet as
+ * a packet socket on an Ethernet interface sees it, from the Ethernet
+ * header on; what differs is the where clause: on a live interface the
+ * kernel has moved the outer VLAN tag out of the frame, in a file it is
+ * inline (see filter.h).
+ */
+struct source {
+	const char *ifname;	/* a live interface, or NULL for a capture file */
+};
+
+struct build_opts {
+	struct source src;
+	enum frame_mode allowed;	/* what the verifier will accept (load.h) */
+	unsigned int max_keys;		/* bound of a hash's keys (--max-keys), 0: none */
+};
+
+struct program {
+	struct query q;
+	struct layout lay;
+	struct emit e;
+	enum frame_mode allowed;	/* what the verifier would accept */
+	enum frame_mode mode;		/* how it reads the frame, as chosen */
+};
+
+struct build_error {
+	int pos;			/* offset in the expression, -1: not about one */
+	char msg[512];
 };
 
 /*
- * Compile q's where clause (on o->ifname's live handle, or offline when
- * NULL; see filter.h), lay out its key and generate its program into e
- * (which must be initialised).  Returns 0; 1 when libpcap refused the
- * where clause; -1 when the program could not be generated.  err says why.
+ * Parse expr, compile its where clause for o->src, lay out its key and
+ * generate its program into p.  Returns 0, or -1 with err filled (and p
+ * freed).  The program's map loads refer to enum map_slot until
+ * layout_relocate().
  */
-int compile_query(const struct query *q, const struct compile_opts *o, struct layout *lay,
-		  struct emit *e, char *err, size_t errlen);
+int program_build(struct program *p, const char *expr, const struct build_opts *o,
+		  struct build_error *err);
+void program_free(struct program *p);
+
+/* How a program reads the frame, in words, for -v. */
+const char *program_frame_mode(const struct program *p);
 
 #endif

@@ -9,11 +9,12 @@
 	{ .name = NAME, .layer = LAYER, .off = OFF, .width = WIDTH, .fmt = FMT, .help = HELP }
 
 static const struct field fields[] = {
-	F("frame.len", LAYER_META, 0, 4, FMT_UINT, "frame length in bytes (skb length)"),
+	{ .name = "frame.len", .layer = LAYER_META, .read = READ_LENGTH, .width = 4,
+	  .fmt = FMT_UINT, .help = "frame length in bytes (skb length)" },
 	F("eth.dst", LAYER_ETH, 0, 6, FMT_MAC, "Ethernet destination"),
 	F("eth.src", LAYER_ETH, 6, 6, FMT_MAC, "Ethernet source"),
 	F("eth.type", LAYER_ETH, 12, 2, FMT_HEX, "EtherType (inner type when the VLAN tag was stripped)"),
-	{ .name = "vlan.id", .layer = LAYER_META, .off = 2, .width = 2, .mask = { 0x0f, 0xff },
+	{ .name = "vlan.id", .layer = LAYER_META, .read = READ_VLAN, .off = 2, .width = 2, .mask = { 0x0f, 0xff },
 	  .fmt = FMT_UINT, .help = "802.1Q VLAN identifier" },
 	{ .name = "ip.src", .layer = LAYER_IP4, .off = 12, .width = 4, .max_prefix = 32,
 	  .fmt = FMT_IP4, .help = "IPv4 source address (ip.src/N: prefix)" },

@@ -34,11 +34,19 @@ enum fmt {
 	FMT_TCPFLAGS,	/* 0x-hex, or letters unless -n */
 };
 
+/* How the program reads a field's value. */
+enum field_read {
+	READ_HEADER,	/* width bytes at off in its layer's header */
+	READ_LENGTH,	/* the frame's length, 4 bytes */
+	READ_VLAN,	/* the tag stripped into the skb, else an inline tag's TCI */
+};
+
 #define FIELD_MAX_WIDTH 16
 
 struct field {
 	const char *name;	/* Wireshark display-filter name */
 	enum layer layer;
+	enum field_read read;
 	uint8_t off;		/* byte offset in its layer's header */
 	uint8_t width;		/* bytes taken from the frame */
 	uint8_t mask[2];	/* mask of the first two bytes (0 or 0xff: none) */

@@ -55,7 +55,7 @@ int load_program(const struct emit *e, const int fds[NR_MAPS], int verbose,
 		goto out;
 	}
 	memcpy(insns, e->insns, e->len * sizeof(*insns));
-	codegen_relocate(insns, e->len, fds);
+	layout_relocate(insns, e->len, fds);
 	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ebpfcount", "GPL", insns, e->len, &opts);
 	if (fd < 0 && !verbose && errno != EPERM) {
 		/* Load again with a log, to say why. */

@@ -5,7 +5,9 @@
 
 #include <stddef.h>
 
-#include "codegen.h"
+#include "emit.h"
+#include "frame.h"
+#include "layout.h"
 
 /*
  * Relocate the map references of e's program to fds and load it as a

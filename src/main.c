@@ -184,35 +184,20 @@ static _Noreturn void die_at(const char *expr, int pos, const char *msg)
 	fail(buf, expr, pos);
 }
 
-struct program {
-	struct query q;
-	struct layout lay;
-	struct emit e;
-};
-
-static void compile(const struct options *o, struct program *p)
+/* Build the program for the packets of src. */
+static void compile(const struct options *o, const struct source *src, struct program *p)
 {
-	struct parse_error perr;
-	char err[512];
+	struct build_opts bo = { .src = *src, .allowed = load_frame_mode(),
+				 .max_keys = o->max_keys };
+	struct build_error err;
 
-	struct compile_opts co = {
-		.ifname = o->ifname, .mode = load_frame_mode(), .max_keys = o->max_keys,
-	};
-
-	if (parse_query(o->expr, &p->q, &perr))
-		die_at(o->expr, perr.pos, perr.msg);
-	if (o->verbose)
-		fprintf(stderr, "ebpfcount: reading the frame %s\n",
-			codegen_frame_mode(&p->q, p->q.filter != NULL, co.mode) == FRAME_WINDOW ?
-			"from a copy on the stack" : co.mode == FRAME_WINDOW ?
-			"with LD_ABS (two reads or fewer)" : "with LD_ABS (no CAP_PERFMON)");
-	emit_init(&p->e);
-	switch (compile_query(&p->q, &co, &p->lay, &p->e, err, sizeof(err))) {
-	case 1:
-		die_at(o->expr, p->q.filter_pos, err);
-	case -1:
-		die("cannot generate the program: %s", err);
+	if (program_build(p, o->expr, &bo, &err)) {
+		if (err.pos >= 0)
+			die_at(o->expr, err.pos, err.msg);
+		die("cannot generate the program: %s", err.msg);
 	}
+	if (o->verbose)
+		fprintf(stderr, "ebpfcount: reading the frame %s\n", program_frame_mode(p));
 }
 
 static double now(clockid_t clk)
@@ -296,17 +281,19 @@ int main(int argc, char **argv)
 	out.top = o.top;
 	if (output_init(&out, o.format))
 		die("unknown output format '%s' (human, json or csv)", o.format);
-	compile(&o, &p);
+	/* The where clause is compiled for the interface: choose it first
+	 * (-d without -i shows the program as for a capture file). */
+	if (!o.ifname && !o.dump) {
+		if (attach_default_ifname(ifname, sizeof(ifname), err, sizeof(err)))
+			die("%s", err);
+		o.ifname = ifname;
+	}
+	compile(&o, &(struct source){ .ifname = o.ifname }, &p);
 	out.q = &p.q;
 	out.lay = &p.lay;
 	if (o.dump) {
 		(o.dump > 1 ? disasm_print_c : disasm_print)(stdout, &p.e);
 		return 0;
-	}
-	if (!o.ifname) {
-		if (attach_default_ifname(ifname, sizeof(ifname), err, sizeof(err)))
-			die("%s", err);
-		o.ifname = ifname;
 	}
 	if (maps_create(&m, &p.lay, err, sizeof(err)))
 		die("%s", err);
@@ -322,6 +309,6 @@ int main(int argc, char **argv)
 	close(sock);
 	close(prog);
 	maps_close(&m);
-	emit_free(&p.e);
+	program_free(&p);
 	return 0;
 }

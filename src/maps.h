@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "codegen.h"
+#include "layout.h"
 
 struct maps {
 	int fd[NR_MAPS];

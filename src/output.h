@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "codegen.h"
+#include "layout.h"
 #include "report.h"
 
 struct printer;

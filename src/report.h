@@ -19,7 +19,7 @@
 #include "maps.h"
 
 struct row {
-	const unsigned char *key;	/* hash layout, see codegen.h */
+	const unsigned char *key;	/* hash layout, see layout.h */
 	struct counter c;
 };
 

@@ -67,9 +67,7 @@ struct bcase {
 	const char *obj;	/* clang object, or NULL */
 	/* loaded */
 	int fd, insns;
-	struct query q;
-	struct layout lay;
-	struct emit e;
+	struct program p;
 	struct maps m;
 	struct bpf_object *bo;
 	int map_fd;
@@ -100,21 +98,18 @@ static void set_jit(int on)
 /* ebpfcount's path: parse, pcap filter, layout, codegen, maps, verifier */
 static void load_ebpfcount(struct bcase *c)
 {
-	struct compile_opts co = { .mode = c->mode };
-	struct parse_error perr;
+	struct build_opts bo = { .allowed = c->mode };
+	struct build_error berr;
 	char err[1024];
 
-	if (parse_query(c->expr, &c->q, &perr))
-		die("%s: %s at column %d", c->expr, perr.msg, perr.pos + 1);
-	emit_init(&c->e);
-	if (compile_query(&c->q, &co, &c->lay, &c->e, err, sizeof(err)))
+	if (program_build(&c->p, c->expr, &bo, &berr))
+		die("%s: %s (column %d)", c->expr, berr.msg, berr.pos + 1);
+	if (maps_create(&c->m, &c->p.lay, err, sizeof(err)))
 		die("%s: %s", c->expr, err);
-	if (maps_create(&c->m, &c->lay, err, sizeof(err)))
-		die("%s: %s", c->expr, err);
-	c->fd = load_program(&c->e, c->m.fd, 0, err, sizeof(err));
+	c->fd = load_program(&c->p.e, c->m.fd, 0, err, sizeof(err));
 	if (c->fd < 0)
 		die("%s: %s", c->expr, err);
-	c->insns = c->e.len;
+	c->insns = c->p.e.len;
 }
 
 static void load_object(struct bcase *c)
@@ -141,7 +136,7 @@ static void unload(struct bcase *c)
 	if (c->expr) {
 		close(c->fd);
 		maps_close(&c->m);
-		emit_free(&c->e);
+		program_free(&c->p);
 	} else {
 		bpf_object__close(c->bo);
 	}

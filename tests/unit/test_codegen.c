@@ -79,26 +79,26 @@ static const char *const exprs[] = {
 	"count by icmp.type where icmp[icmptype] == icmp-echo",
 };
 
-struct prog {
-	struct query q;
-	struct layout lay;
-	struct emit e;
-};
+#define prog program
 
 /* Compile expr as ebpfcount -d does; filtered: with its where clause. */
 static int compile(const char *expr, struct prog *p, int filtered, char *err, size_t errlen)
 {
-	struct compile_opts co = { .mode = frame_mode };
-	struct parse_error perr;
+	struct build_opts bo = { .allowed = frame_mode };
+	const char *where = strstr(expr, " where ");
+	struct build_error berr;
+	char bare[512];
 
-	emit_init(&p->e);
-	if (parse_query(expr, &p->q, &perr)) {
-		snprintf(err, errlen, "parse: %s at %d", perr.msg, perr.pos);
+	if (!filtered && where) {
+		snprintf(bare, sizeof(bare), "%.*s", (int)(where - expr), expr);
+		expr = bare;
+	}
+	if (program_build(p, expr, &bo, &berr)) {
+		emit_init(&p->e);
+		snprintf(err, errlen, "%.200s at %d", berr.msg, berr.pos);
 		return -1;
 	}
-	if (!filtered)
-		p->q.filter = NULL;
-	return compile_query(&p->q, &co, &p->lay, &p->e, err, errlen) ? -1 : 0;
+	return 0;
 }
 
 /* ---- golden listings ---- */

@@ -39,11 +39,7 @@
 #define DEFAULT_KEYS	4096
 #define FRAME_MAX	2048
 
-struct prog {
-	struct query q;
-	struct layout lay;
-	struct emit e;
-};
+#define prog program
 
 struct counts {
 	struct row rows[DEFAULT_KEYS + 2 + 1];
@@ -65,17 +61,15 @@ static int build(const char *expr, unsigned int max_keys, struct prog *p, char *
 		 size_t errlen)
 {
 	const int fds[NR_MAPS] = { [MAP_COUNTS] = FD_COUNTS, [MAP_OVERFLOW] = FD_OVERFLOW };
-	struct compile_opts co = { .mode = frame_mode, .max_keys = max_keys };
-	struct parse_error perr;
+	struct build_opts bo = { .allowed = frame_mode, .max_keys = max_keys };
+	struct build_error berr;
 
-	emit_init(&p->e);
-	if (parse_query(expr, &p->q, &perr)) {
-		snprintf(err, errlen, "%s at %d", perr.msg, perr.pos);
+	if (program_build(p, expr, &bo, &berr)) {
+		emit_init(&p->e);
+		snprintf(err, errlen, "%.200s at %d", berr.msg, berr.pos);
 		return -1;
 	}
-	if (compile_query(&p->q, &co, &p->lay, &p->e, err, errlen))
-		return -1;
-	codegen_relocate(p->e.insns, p->e.len, fds);
+	layout_relocate(p->e.insns, p->e.len, fds);
 	return 0;
 }
 
