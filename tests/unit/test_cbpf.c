@@ -14,6 +14,8 @@
 #include <linux/if_packet.h>
 #include <netinet/in.h>
 
+#include <errno.h>
+
 #include "ebpf_vm.c"
 #include "cbpf.h"
 #include "filter.h"
@@ -293,7 +295,7 @@ static void build(const struct spec *s, struct pkt *p, int i)
 {
 	struct vm_skb meta = {
 		.pkt_type = i % 5, .ifindex = 1 + i % 3, .mark = i,
-		.hash = i * 2654435761u, .gso_segs = 1, .cpu = i % 2,
+		.hash = i * 2654435761u, .gso_segs = 1,
 	};
 	struct buf w = { p->frame, 0 };
 	int t;
@@ -445,7 +447,7 @@ static int run_row(const struct row *r, struct bpf_program *ref,
 	for (i = 0; i < NPKTS; i++) {
 		const struct pkt *p = &pkts[i];
 		const struct vm_skb *skb = r->live ? &p->live_skb : &p->file_skb;
-		long got = vm_run(e->insns, e->len, skb);
+		long got = vm_exec(e->insns, e->len, skb);
 		int want = r->oracle ? r->oracle(skb) : pcap_verdict(ref, p);
 
 		*accepted += want;
@@ -454,7 +456,7 @@ static int run_row(const struct row *r, struct bpf_program *ref,
 		bad++;
 		printf("#   %s: ebpf %ld%s%s, want %d\n", p->name, got,
 		       got == VM_TRAP ? " trap: " : "",
-		       got == VM_TRAP ? vm_error() : "", want);
+		       got == VM_TRAP ? vm_why() : "", want);
 	}
 	return bad;
 }
@@ -591,7 +593,7 @@ static const struct hand hands[] = {
 	{ "ldb [vlan_tci] loads 16 bits", PROG(ANC(BPF_B, SKF_AD_VLAN_TAG), A_IS(0x2abc)), 1, 0 },
 	{ "ldb [vlanp]", PROG(ANC(BPF_B, SKF_AD_VLAN_TAG_PRESENT), A_IS(1)), 1, 0 },
 	{ "ld [vlan_tpid] in host order", PROG(ANC(BPF_H, SKF_AD_VLAN_TPID), A_IS(ETH_P_8021AD)), 1, 0 },
-	{ "ld [cpu]", PROG(ANC(BPF_W, SKF_AD_CPU), A_IS(1)), 1, 0 },
+	{ "ld [cpu] (the engine is one CPU)", PROG(ANC(BPF_W, SKF_AD_CPU), A_IS(0)), 1, 0 },
 	{ "ld [cpu] keeps x", PROG(LDXI(9), ANC(BPF_W, SKF_AD_CPU), TXA, A_IS(9)), 1, 0 },
 	{ "ld [rand]", PROG(ANC(BPF_W, SKF_AD_RANDOM), LDI(1), RET_A), 1, 0 },
 	{ "ld [xor_x]", PROG(LDI(0xf0), LDXI(0x0f), ANC(BPF_W, SKF_AD_ALU_XOR_X), A_IS(0xff)), 1, 0 },
@@ -601,7 +603,7 @@ static void test_hand(const struct hand *h, const struct pkt *p)
 {
 	struct vm_skb skb = {
 		.data = p->frame, .len = p->len, .mark = 0x1234, .queue_mapping = 3,
-		.hash = 0xdeadbeef, .cpu = 1, .protocol = htons(ETH_P_IP),
+		.hash = 0xdeadbeef, .protocol = htons(ETH_P_IP),
 		.vlan_present = 1, .vlan_tci = 0x2abc, .vlan_proto = htons(ETH_P_8021AD),
 		.pkt_type = PACKET_OTHERHOST, .ifindex = 7,
 	};
@@ -613,11 +615,11 @@ static void test_hand(const struct hand *h, const struct pkt *p)
 	long got = -2;
 
 	if (!translate(h->f, h->n, &e, err, sizeof(err)))
-		got = vm_run(e.insns, e.len, &skb);
+		got = vm_exec(e.insns, e.len, &skb);
 	snprintf(name, sizeof(name), "%s%s", h->name, mode_tag[mode]);
 	if (!unit_ok(got == h->want && pcap == h->want, name)) {
 		printf("#   ebpf %ld (%s), libpcap %d, want %d\n", got,
-		       got == VM_TRAP ? vm_error() : err, pcap, h->want);
+		       got == VM_TRAP ? vm_why() : err, pcap, h->want);
 		dump_classic(h->f, h->n);
 		vm_dump(stdout, "#   ", e.insns, e.len);
 	}
@@ -786,12 +788,12 @@ static void test_fuzz(void)
 
 		if (!translate(f, n, &e, err, sizeof(err))) {
 			taken++;
-			got = vm_run(e.insns, e.len, &p->file_skb);
+			got = vm_exec(e.insns, e.len, &p->file_skb);
 			want = bpf_filter((const struct pcap_bpf_insn *)f, p->frame, p->len,
 					  p->len) != 0;
 			if (got != want && bad++ < 3) {
 				printf("#   %s: ebpf %ld %s, libpcap %ld\n", p->name, got,
-				       got == VM_TRAP ? vm_error() : "", want);
+				       got == VM_TRAP ? vm_why() : "", want);
 				dump_classic(f, n);
 			}
 		}

@@ -95,7 +95,7 @@ static int make_maps(const struct layout *lay)
 	if (lay->tables) {
 		if (vm_map_add(FD_COUNTS, BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 1))
 			return -1;
-		*(__u32 *)vm_map_lookup(FD_COUNTS, &zero) = FD_TABLE;
+		*(__u32 *)vm_map_find(FD_COUNTS, &zero) = vm_handle(FD_TABLE);
 	}
 	return vm_map_add(FD_OVERFLOW, BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(struct counter), 1);
 }
@@ -127,10 +127,10 @@ static void to_skb(const unsigned char *frame, unsigned int len, unsigned char *
 
 static void run(const struct prog *p, const struct vm_skb *skb, struct counts *c)
 {
-	long r = vm_run(p->e.insns, p->e.len, skb);
+	long r = vm_exec(p->e.insns, p->e.len, skb);
 
 	if (r == VM_TRAP && !c->traps++)
-		snprintf(c->why, sizeof(c->why), "%s", vm_error());
+		snprintf(c->why, sizeof(c->why), "%.250s", vm_why());
 	else if (r)
 		c->nonzero++;
 }
@@ -176,7 +176,7 @@ static void collect(const struct layout *lay, struct counts *c)
 		iv->total.bytes += v->bytes;
 	}
 	qsort(c->rows, iv->nrows, sizeof(c->rows[0]), cmp_rows);
-	v = vm_map_lookup(FD_OVERFLOW, &zero);
+	v = vm_map_find(FD_OVERFLOW, &zero);
 	iv->overflow = *v;
 	iv->total.packets += v->packets;
 	iv->total.bytes += v->bytes;

@@ -3,6 +3,7 @@
 #ifndef EBPFCOUNT_UNIT_H
 #define EBPFCOUNT_UNIT_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,18 @@ static inline int unit_ok(int pass, const char *name)
 	if (!pass)
 		unit_failed++;
 	return pass;
+}
+
+/* unit_ok() with a name made by printf. */
+static inline __attribute__((format(printf, 2, 3))) int unit_okf(int pass, const char *fmt, ...)
+{
+	char name[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	return unit_ok(pass, name);
 }
 
 static inline int unit_streq(const char *got, const char *want, const char *name)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The test VM itself: instruction semantics, helpers and fake maps with the
- * kernel's errors, and the traps that stand in for the verifier.  A table
+ * The engine (src/vm.c): instruction semantics, helpers and maps with the
+ * kernel's errors, and the faults that stand in for the verifier.  A table
  * of programs, each with the value it must return (or VM_TRAP and a piece
  * of the message).  Maps: fd 3 a hash (4-byte keys, 8-byte values, 2
- * entries), fd 4 an array of 4, fd 5 an LRU hash of 2, fd 6 a per-CPU
- * array of 1.
+ * entries), fd 4 an array of 4, fd 5 a per-CPU hash of 2, fd 6 a per-CPU
+ * array of 1.  Then the map API that the readout uses, and the engine
+ * without strict checks, as ebpfcount -r runs it.
  */
 #include <errno.h>
 
@@ -57,21 +58,21 @@ static void maps(void)
 	vm_reset();
 	vm_map_add(3, BPF_MAP_TYPE_HASH, 4, 8, 2);
 	vm_map_add(4, BPF_MAP_TYPE_ARRAY, 4, 8, 4);
-	vm_map_add(5, BPF_MAP_TYPE_LRU_HASH, 4, 8, 2);
+	vm_map_add(5, BPF_MAP_TYPE_PERCPU_HASH, 4, 8, 2);
 	vm_map_add(6, BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1);
 }
 
 static void test_case(const struct vcase *c)
 {
 	struct vm_skb skb = { .data = frame, .len = sizeof(frame), .protocol = 8,
-			      .vlan_tci = 0x123, .cpu = 1 };
+			      .vlan_tci = 0x123 };
 	long got;
 
 	maps();
-	got = vm_run(c->p, c->n, &skb);
-	if (!unit_ok(got == c->want && (!c->trap || strstr(vm_error(), c->trap)),
+	got = vm_exec(c->p, c->n, &skb);
+	if (!unit_ok(got == c->want && (!c->trap || strstr(vm_why(), c->trap)),
 		     c->name)) {
-		printf("#   got %ld (%s), want %ld (%s)\n", got, vm_error(), c->want,
+		printf("#   got %ld (%s), want %ld (%s)\n", got, vm_why(), c->want,
 		       c->trap ? c->trap : "");
 		vm_dump(stdout, "#   ", c->p, c->n);
 	}
@@ -88,8 +89,8 @@ static void test_map_api(void)
 	__u64 *v;
 
 	maps();
-	vm_run(p, sizeof(p) / sizeof(p[0]), &skb);
-	v = vm_map_lookup(3, &k);
+	vm_exec(p, sizeof(p) / sizeof(p[0]), &skb);
+	v = vm_map_find(3, &k);
 	unit_ok(v && *v == 70, "vm_map_lookup");
 	unit_ok(vm_map_count(3) == 1 && vm_map_count(4) == 4 && vm_map_count(9) == -1,
 		"vm_map_count");
@@ -101,6 +102,82 @@ static void test_map_api(void)
 		vm_map_add(11, BPF_MAP_TYPE_RINGBUF, 0, 0, 4096) == -1,
 		"vm_map_add refuses a taken fd, bad sizes, unknown types");
 	vm_reset();
+}
+
+/*
+ * The map API of src/vm.h as maps.c uses it, on a hash of many keys:
+ * inserts, lookups, deletes (linear probing moves entries back), batches
+ * with and without draining, and a full table.
+ */
+static void test_engine_maps(void)
+{
+	enum { N = 5000 };
+	struct vm *vm = vm_new(0);
+	static __u32 keys[N];
+	static __u64 vals[N];
+	int h = vm_map_create(vm, BPF_MAP_TYPE_PERCPU_HASH, 4, 8, N);
+	__u32 k, n, cur, got = 0;
+	__u64 v, sum = 0;
+	int ok = 1, err;
+
+	for (k = 0; k < N; k++) {
+		v = k * 3;
+		ok &= !vm_map_update(vm, h, &k, &v, BPF_NOEXIST);
+	}
+	unit_okf(ok, "engine: %d keys inserted", N);
+	k = N;
+	unit_ok(vm_map_update(vm, h, &k, &v, BPF_ANY) == -E2BIG, "engine: a full hash says E2BIG");
+	for (k = 0; k < N; k += 2)
+		ok &= !vm_map_delete(vm, h, &k);
+	for (k = 0; k < N; k++)
+		ok &= k % 2 ? !vm_map_lookup(vm, h, &k, &v) && v == k * 3 :
+			      vm_map_lookup(vm, h, &k, &v) == -ENOENT;
+	unit_ok(ok, "engine: every other key deleted, the others still found");
+	cur = 0;
+	do {
+		n = 700;
+		err = vm_map_batch(vm, h, 0, got ? &cur : NULL, &cur, keys, vals, &n);
+		for (k = 0; k < n; k++)
+			sum += vals[k] == keys[k] * 3ull ? vals[k] : 1;
+		got += n;
+	} while (!err);
+	unit_okf(err == -ENOENT && got == N / 2 && sum == 3ull * (N / 2) * (N / 2),
+		"engine: batches read every entry once (%u)", got);
+	got = 0;
+	do {
+		n = 1000;
+		err = vm_map_batch(vm, h, 1, got ? &cur : NULL, &cur, keys, vals, &n);
+		got += n;
+	} while (!err);
+	k = 1;
+	unit_ok(got == N / 2 && vm_map_next_key(vm, h, NULL, &k) == -ENOENT,
+		"engine: a drained map is empty");
+	for (k = 0; k < N; k++)
+		ok &= !vm_map_update(vm, h, &k, &v, BPF_NOEXIST);
+	unit_okf(ok, "engine: and takes %d keys again", N);
+	vm_free(vm);
+}
+
+/* The engine as ebpfcount -r runs it: faults still stop a bad program. */
+static void test_engine_faults(void)
+{
+	const struct bpf_insn far[] = { BPF_MOV64_IMM(R0, 0), BPF_MOV64_IMM(R1, 0),
+					BPF_LDX_MEM(BPF_DW, R0, R10, 8), EXIT };
+	const struct bpf_insn bad[] = { BPF_MOV64_IMM(R0, 0), INSN(0x8d, 0, 0, 0, 0), EXIT };
+	const struct bpf_insn loop[] = { BPF_MOV64_IMM(R0, 0), BPF_JMP_A(-1), EXIT };
+	struct vm_skb skb = { .data = frame, .len = sizeof(frame) };
+	struct vm *vm = vm_new(0);
+	char err[256];
+	__u32 ret;
+
+	unit_okf(!vm_load(vm, far, 4, err, sizeof(err)) && vm_run(vm, &skb, &ret) == -1 &&
+		strstr(vm_error(vm), "insn 2: access at fp+8"), "engine: %s", vm_error(vm));
+	unit_okf(vm_load(vm, bad, 3, err, sizeof(err)) == -1 &&
+		strstr(err, "insn 1: unknown opcode 0x8d"), "engine: refuses to load: %s", err);
+	unit_ok(vm_run(vm, &skb, &ret) == -1, "engine: nothing runs after a refused load");
+	unit_okf(!vm_load(vm, loop, 3, err, sizeof(err)) && vm_run(vm, &skb, &ret) == -1 &&
+		strstr(vm_error(vm), "insn 1: more than"), "engine: %s", vm_error(vm));
+	vm_free(vm);
 }
 
 int main(void)
@@ -168,7 +245,7 @@ int main(void)
 		  BPF_ALU64_IMM(BPF_ADD, R3, -8), BPF_MOV64_IMM(R4, 3), CALL(skb_load_bytes),
 		  BPF_LDX_MEM(BPF_B, R1, R10, -6), BPF_ALU64_REG(BPF_ADD, R0, R1), EXIT),
 		  (__u32)-EFAULT, NULL },
-		{ "cpu", PROG(CALL(get_smp_processor_id), EXIT), 1, NULL },
+		{ "one cpu", PROG(CALL(get_smp_processor_id), EXIT), 0, NULL },
 		{ "prandom clobbers r1", PROG(CALL(get_prandom_u32), BPF_MOV64_REG(R0, R1), EXIT),
 		  VM_TRAP, "r1 read before" },
 		{ "hash: lookup of a missing key", PROG(LOOKUP(3, 1), EXIT), 0, NULL },
@@ -185,9 +262,8 @@ int main(void)
 		{ "hash: full, present key", PROG(UPDATE(3, 1, 0, BPF_ANY), UPDATE(3, 2, 0, BPF_ANY),
 		  UPDATE(3, 2, 0, BPF_ANY), EXIT), 0, NULL },
 		{ "hash: bad flags", PROG(UPDATE(3, 1, 0, 4), EXIT), (__u32)-EINVAL, NULL },
-		{ "lru: full evicts the least used", PROG(UPDATE(5, 1, 0, BPF_ANY),
-		  UPDATE(5, 2, 0, BPF_ANY), LOOKUP(5, 1), UPDATE(5, 3, 0, BPF_ANY), LOOKUP(5, 2), EXIT),
-		  0, NULL },
+		{ "percpu hash: full", PROG(UPDATE(5, 1, 0, BPF_ANY), UPDATE(5, 2, 0, BPF_ANY),
+		  UPDATE(5, 3, 0, BPF_ANY), EXIT), (__u32)-E2BIG, NULL },
 		{ "array: update out of range", PROG(UPDATE(4, 4, 0, BPF_ANY), EXIT),
 		  (__u32)-E2BIG, NULL },
 		{ "array: noexist", PROG(UPDATE(4, 0, 0, BPF_NOEXIST), EXIT), (__u32)-EEXIST, NULL },
@@ -204,15 +280,15 @@ int main(void)
 		  "outside the stack" },
 		{ "trap: stack pointer far off", PROG(BPF_MOV64_REG(R1, R10),
 		  BPF_ALU64_IMM(BPF_ADD, R1, -4096), BPF_ST_MEM(BPF_W, R1, 0, 0), RET(0)), VM_TRAP,
-		  "outside stack, context and map values" },
+		  "outside the stack, context and map values" },
 		{ "trap: write to r10", PROG(BPF_MOV64_IMM(R10, 0), RET(0)), VM_TRAP, "write to r10" },
 		{ "trap: write to ctx", PROG(BPF_ST_MEM(BPF_W, R1, 0, 0), RET(0)), VM_TRAP,
 		  "write to the context" },
 		{ "trap: ctx data", PROG(BPF_LDX_MEM(BPF_W, R0, R1, offsetof(struct __sk_buff, data)),
-		  EXIT), VM_TRAP, "context access" },
+		  EXIT), VM_TRAP, "read of the context at 76" },
 		{ "trap: map value overrun", PROG(UPDATE(3, 1, 0, BPF_ANY), LOOKUP(3, 1),
-		  BPF_LDX_MEM(BPF_DW, R0, R0, 4), EXIT), VM_TRAP, "access to map fd 3" },
-		{ "trap: unknown map fd", PROG(BPF_LD_MAP_FD(R1, 9), RET(0)), VM_TRAP, "no map with fd 9" },
+		  BPF_LDX_MEM(BPF_DW, R0, R0, 4), EXIT), VM_TRAP, "outside the stack, context and map values" },
+		{ "trap: unknown map fd", PROG(BPF_LD_MAP_FD(R1, 9), RET(0)), VM_TRAP, "no map" },
 		{ "trap: r1 not a map", PROG(BPF_MOV64_IMM(R1, 0), KEY(0), CALL(map_lookup_elem), EXIT),
 		  VM_TRAP, "not a map" },
 		{ "trap: key on unset stack", PROG(BPF_LD_MAP_FD(R1, 3), BPF_MOV64_REG(R2, R10),
@@ -225,14 +301,16 @@ int main(void)
 		{ "trap: division by constant 0", PROG(BPF_MOV32_IMM(R0, 1),
 		  BPF_ALU32_IMM(BPF_DIV, R0, 0), EXIT), VM_TRAP, "division by zero" },
 		{ "trap: falls off the end", PROG(BPF_MOV64_IMM(R0, 0)), VM_TRAP, "outside the program" },
-		{ "trap: jump out", PROG(BPF_JMP_A(5), RET(0)), VM_TRAP, "outside the program" },
-		{ "trap: endless loop", PROG(BPF_JMP_A(-1)), VM_TRAP, "steps" },
-		{ "trap: unknown opcode", PROG(INSN(0xff, 0, 0, 0, 0)), VM_TRAP, "" },
+		{ "trap: jump out", PROG(BPF_JMP_A(5), RET(0)), VM_TRAP, "jump out of the program" },
+		{ "trap: endless loop", PROG(BPF_JMP_A(-1)), VM_TRAP, "instructions run" },
+		{ "trap: unknown opcode", PROG(INSN(0xff, 0, 0, 0, 0)), VM_TRAP, "insn 0: unknown opcode" },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		test_case(&cases[i]);
 	test_map_api();
+	test_engine_maps();
+	test_engine_faults();
 	return unit_done();
 }
