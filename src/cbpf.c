@@ -426,8 +426,9 @@ static void emit_ld(struct cbpf *c, const struct sock_filter *s)
 	case BPF_IMM:
 		emit(c->e, BPF_MOV32_IMM(REG_A, s->k));
 		break;
-	case BPF_LEN:
+	case BPF_LEN:	/* libpcap's is the packet's length, not the part seen */
 		emit(c->e, BPF_LDX_MEM(BPF_W, REG_A, REG_CTX, SKB(len)));
+		frame_add_unseen(c->e, REG_A, REG_TMP);
 		break;
 	case BPF_MEM:
 		emit(c->e, BPF_LDX_MEM(BPF_W, REG_A, REG_FP, mem_off(s->k)));
@@ -465,6 +466,7 @@ static void emit_ldx(struct cbpf *c, const struct sock_filter *s)
 		break;
 	case BPF_LEN:
 		emit(c->e, BPF_LDX_MEM(BPF_W, REG_X, REG_CTX, SKB(len)));
+		frame_add_unseen(c->e, REG_X, REG_TMP);
 		break;
 	case BPF_MEM:
 		emit(c->e, BPF_LDX_MEM(BPF_W, REG_X, REG_FP, mem_off(s->k)));

@@ -482,6 +482,7 @@ static void gen_key(struct gen *g, int i)
 	switch (f->read) {
 	case READ_LENGTH:
 		emit(g->e, BPF_MOV64_REG(BPF_REG_0, R_LEN));
+		frame_add_unseen(g->e, BPF_REG_0, BPF_REG_1);
 		emit(g->e, BPF_ENDIAN_BE(BPF_REG_0, 32));
 		emit(g->e, BPF_STX_MEM(BPF_W, FP, BPF_REG_0, dst));
 		return;
@@ -548,6 +549,7 @@ static void gen_count(struct gen *g)
 	int miss = NO_JUMP, ovf = NO_JUMP;
 
 	emit_note(g->e, "count: r8 = wire packets (gso_segs, at least 1), r7 = bytes");
+	frame_add_unseen(g->e, R_LEN, BPF_REG_1);
 	emit(g->e, BPF_LDX_MEM(BPF_W, R_L3, R_CTX, SKB_FIELD(gso_segs)));
 	emit(g->e, BPF_JMP_IMM(BPF_JNE, R_L3, 0, 1));
 	emit(g->e, BPF_MOV64_IMM(R_L3, 1));

@@ -12,6 +12,24 @@ static int fail(struct build_error *err, int pos, const char *msg)
 	return -1;
 }
 
+/* Keys the packets of src cannot have. */
+static int check_keys(const struct query *q, const struct source *src, struct build_error *err)
+{
+	char msg[160];
+	int i;
+
+	for (i = 0; i < q->nkeys; i++) {
+		const struct field *f = q->keys[i].field;
+
+		if (src->linktype && f->layer == LAYER_ETH && f->off < 12) {
+			snprintf(msg, sizeof(msg), "%s: a %s capture has no Ethernet addresses",
+				 f->name, src->linktype);
+			return fail(err, q->keys[i].pos, msg);
+		}
+	}
+	return 0;
+}
+
 int program_build(struct program *p, const char *expr, const struct build_opts *o,
 		  struct build_error *err)
 {
@@ -23,6 +41,8 @@ int program_build(struct program *p, const char *expr, const struct build_opts *
 	emit_init(&p->e);
 	if (parse_query(expr, &p->q, &perr))
 		return fail(err, perr.pos, perr.msg);
+	if (check_keys(&p->q, &o->src, err))
+		return -1;
 	if (p->q.filter && filter_compile(p->q.filter, o->src.ifname, &f, msg, sizeof(msg)))
 		return fail(err, p->q.filter_pos, msg);
 	layout_query(&p->q, o->max_keys, &p->lay);

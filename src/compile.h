@@ -21,6 +21,7 @@
  */
 struct source {
 	const char *ifname;	/* a live interface, or NULL for a capture file */
+	const char *linktype;	/* a file's, when not Ethernet: no Ethernet addresses */
 };
 
 struct build_opts {

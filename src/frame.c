@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Reading the frame: the window on the stack, or LD_ABS; see frame.h. */
+#include <stddef.h>
 #include <linux/bpf.h>
 
 #include "frame.h"
@@ -162,4 +163,10 @@ void frame_copy_out(struct emit *e, int base, int off, int dst, int n)
 		dst += bytes_of[size];
 		n -= bytes_of[size];
 	}
+}
+
+void frame_add_unseen(struct emit *e, int reg, int tmp)
+{
+	emit(e, BPF_LDX_MEM(BPF_W, tmp, CTX, offsetof(struct __sk_buff, cb[0])));
+	emit(e, BPF_ALU32_REG(BPF_ADD, reg, tmp));
 }

@@ -70,6 +70,17 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
  */
 void frame_copy_out(struct emit *e, int base, int off, int dst, int n);
 
+/*
+ * reg += the bytes of the packet that the program does not see, a 32-bit
+ * sum: __sk_buff.cb[0] holds them.  On a live socket the kernel clears
+ * cb[] before a filter runs, so the frame length is the packet's; the
+ * engines set it for a record cut short by a capture's snapshot length
+ * (and for a link-layer header other than Ethernet's), so that bytes and
+ * frame.len count the packet's original length, as tshark's frame.len.
+ * Clobbers tmp.
+ */
+void frame_add_unseen(struct emit *e, int reg, int tmp);
+
 /* The BPF_B, BPF_H or BPF_W of an n-byte load (n = 1, 2 or 4). */
 int frame_size(int n);
 

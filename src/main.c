@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "capture.h"
 #include "codegen.h"
 #include "compile.h"
 #include "disasm.h"
@@ -27,6 +28,7 @@
 #include "output.h"
 #include "parse.h"
 #include "report.h"
+#include "vm.h"
 
 #ifndef EBPFCOUNT_VERSION
 #define EBPFCOUNT_VERSION "0.1"
@@ -34,6 +36,8 @@
 
 struct options {
 	const char *ifname;
+	const char *file;	/* -r */
+	int kernel_engine;	/* --engine kernel */
 	long count;		/* intervals, 0: until interrupted */
 	double interval;
 	const char *format;
@@ -78,8 +82,9 @@ static _Noreturn void die(const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ebpfcount [-i IFACE] [-c COUNT] [-I SECONDS] [-F human|json|csv] [-n] [-p]\n"
-		"                 [--top N] [--max-keys N] [-d|-dd] [-v] EXPRESSION\n"
+		"usage: ebpfcount [-i IFACE | -r FILE [--engine user|kernel]] [-c COUNT] [-I SECONDS]\n"
+		"                 [-F human|json|csv] [-n] [-p] [--top N] [--max-keys N] [-d|-dd] [-v]\n"
+		"                 EXPRESSION\n"
 		"       ebpfcount --list-fields | -h | --version\n"
 		"\n"
 		"EXPRESSION: count [by KEY[, KEY...]] [where PCAP-FILTER]\n"
@@ -87,6 +92,10 @@ static void usage(FILE *f)
 		"  PCAP-FILTER is tcpdump's filter syntax (tcp port 443 and not net 198.18.0.0/16)\n"
 		"\n"
 		"  -i IFACE      interface (default: the first up, non-loopback one)\n"
+		"  -r FILE       count the packets of a capture file (pcap, pcapng; - for stdin),\n"
+		"                by capture time\n"
+		"  --engine E    who runs the program for -r: user (default: ebpfcount's own\n"
+		"                engine, no privileges) or kernel (BPF_PROG_TEST_RUN)\n"
 		"  -c COUNT      stop after COUNT intervals\n"
 		"  -I SECONDS    interval length (default 1; fractions allowed)\n"
 		"  -F FORMAT     human (default), json (JSON Lines) or csv\n"
@@ -134,7 +143,14 @@ static double parse_secs(const char *s)
 	return v;
 }
 
-enum { OPT_TOP = 256, OPT_MAX_KEYS, OPT_VERSION, OPT_LIST };
+enum { OPT_TOP = 256, OPT_MAX_KEYS, OPT_VERSION, OPT_LIST, OPT_ENGINE };
+
+static _Noreturn void usage_error(const char *msg)
+{
+	fprintf(stderr, "ebpfcount: %s\n", msg);
+	usage(stderr);
+	exit(2);
+}
 
 static void parse_args(int argc, char **argv, struct options *o)
 {
@@ -143,35 +159,45 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "list-fields", no_argument, NULL, OPT_LIST },
+		{ "engine", required_argument, NULL, OPT_ENGINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, engine = 0, nopromisc = 0;
 
-	while ((c = getopt_long(argc, argv, "i:c:I:F:npdvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:r:c:I:F:npdvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->ifname = optarg; break;
+		case 'r': o->file = optarg; break;
 		case 'c': o->count = parse_long(optarg, "-c", 1); break;
 		case 'I': o->interval = parse_secs(optarg); break;
 		case 'F': o->format = optarg; break;
 		case 'n': o->numeric = 1; break;
-		case 'p': o->promisc = 0; break;
+		case 'p': o->promisc = 0, nopromisc = 1; break;
 		case 'd': o->dump++; break;
 		case 'v': o->verbose = 1; break;
 		case OPT_TOP: o->top = parse_long(optarg, "--top", 1); break;
 		case OPT_MAX_KEYS: o->max_keys = parse_long(optarg, "--max-keys", 1); break;
 		case OPT_VERSION: printf("ebpfcount %s\n", EBPFCOUNT_VERSION); exit(0);
 		case OPT_LIST: list_fields(); exit(0);
+		case OPT_ENGINE:
+			if (strcmp(optarg, "user") && strcmp(optarg, "kernel"))
+				usage_error("--engine is user or kernel");
+			o->kernel_engine = !strcmp(optarg, "kernel");
+			engine = 1;
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "ebpfcount: %s\n", optind == argc ? "no expression given" :
-			"give the expression as one argument (quote it)");
-		usage(stderr);
-		exit(2);
-	}
+	if (optind != argc - 1)
+		usage_error(optind == argc ? "no expression given" :
+			    "give the expression as one argument (quote it)");
+	if (o->file && (o->ifname || nopromisc))
+		usage_error(o->ifname ? "-r and -i do not go together" :
+			    "-p is for an interface, not -r");
+	if (engine && !o->file)
+		usage_error("--engine is for -r (live mode is always the kernel)");
 	o->expr = argv[optind];
 }
 
@@ -184,11 +210,15 @@ static _Noreturn void die_at(const char *expr, int pos, const char *msg)
 	fail(buf, expr, pos);
 }
 
-/* Build the program for the packets of src. */
+/*
+ * Build the program for the packets of src, as the kernel would load it
+ * from this process (the user engine runs what root would load).
+ */
 static void compile(const struct options *o, const struct source *src, struct program *p)
 {
-	struct build_opts bo = { .src = *src, .allowed = load_frame_mode(),
-				 .max_keys = o->max_keys };
+	struct build_opts bo = { .src = *src, .max_keys = o->max_keys,
+				 .allowed = o->file && !o->kernel_engine ? FRAME_WINDOW :
+					    load_frame_mode() };
 	struct build_error err;
 
 	if (program_build(p, o->expr, &bo, &err)) {
@@ -233,38 +263,151 @@ static void sleep_until(double t)
 		;
 }
 
-static void run(const struct options *o, struct maps *m, const struct layout *lay)
+/* Read interval n's counts and print them: it ended at time t, secs long. */
+static void interval(const struct options *o, struct report *r, struct maps *m, long n,
+		     double t, double secs)
+{
+	double t0 = now(CLOCK_MONOTONIC);
+	struct interval iv;
+	int err = report_collect(r, m, &iv);
+
+	if (err)
+		die("cannot read the counters: %s", strerror(-err));
+	iv.time = t;
+	iv.secs = secs;
+	output_interval(&out, &iv);
+	if (o->verbose)
+		fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
+			n, iv.nrows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
+}
+
+/* The totals since start: at time t, over secs. */
+static void final(struct report *r, double t, double secs)
+{
+	struct interval iv;
+
+	report_final(r, &iv);
+	iv.time = t;
+	iv.secs = secs;
+	output_interval(&out, &iv);
+}
+
+static struct report *report_begin(const struct layout *lay)
 {
 	struct report *r = report_new(lay);
-	double start = now(CLOCK_MONOTONIC), last = start;
-	struct interval iv;
-	long n;
-	int err;
 
 	if (!r)
 		die("out of memory");
 	output_begin(&out);
-	for (n = 1; !stop && (!o->count || n <= o->count); n++) {
-		double t0;
+	return r;
+}
 
+/* Live: an interval every o->interval seconds of the monotonic clock. */
+static void run(const struct options *o, struct maps *m, const struct layout *lay)
+{
+	struct report *r = report_begin(lay);
+	double start = now(CLOCK_MONOTONIC), last = start, t;
+	long n;
+
+	for (n = 1; !stop && (!o->count || n <= o->count); n++) {
 		sleep_until(start + n * o->interval);
-		t0 = now(CLOCK_MONOTONIC);
-		err = report_collect(r, m, &iv);
-		if (err)
-			die("cannot read the counters: %s", strerror(-err));
-		iv.time = now(CLOCK_REALTIME);
-		iv.secs = now(CLOCK_MONOTONIC) - last;
-		last += iv.secs;
-		output_interval(&out, &iv);
-		if (o->verbose)
-			fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
-				n, iv.nrows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
+		t = now(CLOCK_MONOTONIC);
+		interval(o, r, m, n, now(CLOCK_REALTIME), t - last);
+		last = t;
 	}
-	report_final(r, &iv);
-	iv.time = now(CLOCK_REALTIME);
-	iv.secs = last - start;
-	output_interval(&out, &iv);
+	final(r, now(CLOCK_REALTIME), last - start);
 	report_free(r);
+}
+
+/* The program, its map loads pointing at m, into the engine. */
+static void engine_load(struct vm *vm, const struct program *p, const struct maps *m)
+{
+	struct bpf_insn *insns = malloc(p->e.len * sizeof(*insns));
+	char err[512];
+
+	if (!insns)
+		die("out of memory");
+	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
+	layout_relocate(insns, p->e.len, m->fd);
+	if (vm_load(vm, insns, p->e.len, err, sizeof(err)))
+		die("the engine refused the program: %s", err);
+	free(insns);
+}
+
+/*
+ * A capture file, by capture time: the first interval starts at the first
+ * record; a record that goes back in time counts in the current interval.
+ * A read error ends the file: what was read is reported, then the error.
+ */
+static void run_file(const struct options *o, struct capture *cap, const struct program *p)
+{
+	long long step = llround(o->interval * 1e9), start = 0, ts;
+	struct vm *vm = vm_new(0);
+	struct report *r;
+	struct vm_skb skb;
+	struct maps m;
+	char err[512] = "";
+	long n = 0;
+	int ret;
+	__u32 verdict;
+
+	if (!vm)
+		die("out of memory");
+	if (maps_create(&m, &p->lay, maps_engine(vm), err, sizeof(err)))
+		die("%s", err);
+	engine_load(vm, p, &m);
+	r = report_begin(&p->lay);
+	while (!stop && (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
+		if (capture_records(cap) == 1)
+			start = ts;
+		while (ts - start >= (n + 1) * step && (!o->count || n < o->count)) {
+			n++;
+			interval(o, r, &m, n, (start + n * step) / 1e9, o->interval);
+		}
+		if (o->count && n == o->count)
+			break;
+		if (vm_run(vm, &skb, &verdict))
+			die("record %lu: the program failed in the engine: %s",
+			    capture_records(cap), vm_error(vm));
+	}
+	if (capture_records(cap) && (!o->count || n < o->count)) {
+		n++;
+		interval(o, r, &m, n, (start + n * step) / 1e9, o->interval);
+	}
+	final(r, (start + n * step) / 1e9, n * o->interval);
+	report_free(r);
+	maps_close(&m);
+	vm_free(vm);
+	if (ret < 0)
+		die("%s", err);
+}
+
+/* ebpfcount -r: the packets of a capture file. */
+static int count_file(const struct options *o)
+{
+	struct capture *cap;
+	struct program p;
+	char err[512];
+
+	cap = capture_open(o->file, err, sizeof(err));
+	if (!cap)
+		die("%s", err);
+	compile(o, &(struct source){
+			.linktype = capture_has_ethernet(cap) ? NULL : capture_linktype(cap) }, &p);
+	out.q = &p.q;
+	out.lay = &p.lay;
+	if (o->dump) {
+		(o->dump > 1 ? disasm_print_c : disasm_print)(stdout, &p.e);
+		return 0;
+	}
+	if (o->verbose)
+		fprintf(stderr, "ebpfcount: %s: link type %s, run by the %s engine\n", o->file,
+			capture_linktype(cap), o->kernel_engine ? "kernel's" : "user");
+	catch_signals();
+	run_file(o, cap, &p);
+	capture_close(cap);
+	program_free(&p);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -281,6 +424,8 @@ int main(int argc, char **argv)
 	out.top = o.top;
 	if (output_init(&out, o.format))
 		die("unknown output format '%s' (human, json or csv)", o.format);
+	if (o.file)
+		return count_file(&o);
 	/* The where clause is compiled for the interface: choose it first
 	 * (-d without -i shows the program as for a capture file). */
 	if (!o.ifname && !o.dump) {
@@ -295,7 +440,7 @@ int main(int argc, char **argv)
 		(o.dump > 1 ? disasm_print_c : disasm_print)(stdout, &p.e);
 		return 0;
 	}
-	if (maps_create(&m, &p.lay, err, sizeof(err)))
+	if (maps_create(&m, &p.lay, maps_kernel(), err, sizeof(err)))
 		die("%s", err);
 	prog = load_program(&p.e, m.fd, o.verbose, err, sizeof(err));
 	if (prog < 0)

@@ -9,8 +9,141 @@
 #include <bpf/libbpf.h>
 
 #include "maps.h"
+#include "vm.h"
 
 #define MAPS_CHUNK 1024
+
+/* ---- the kernel's maps ---- */
+
+static int k_ret(int ret)
+{
+	return ret < 0 ? -errno : ret;
+}
+
+static int k_create(void *ctx, enum bpf_map_type type, const char *name, __u32 key_size,
+		    __u32 value_size, __u32 max_entries, __u32 flags, int inner_fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = flags);
+
+	(void)ctx;
+	if (inner_fd >= 0)
+		opts.inner_map_fd = inner_fd;
+	return k_ret(bpf_map_create(type, name, key_size, value_size, max_entries, &opts));
+}
+
+static int k_update(void *ctx, int fd, const void *key, const void *value, __u64 flags)
+{
+	(void)ctx;
+	return k_ret(bpf_map_update_elem(fd, key, value, flags));
+}
+
+static int k_lookup(void *ctx, int fd, const void *key, void *value)
+{
+	(void)ctx;
+	return k_ret(bpf_map_lookup_elem(fd, key, value));
+}
+
+static int k_delete(void *ctx, int fd, const void *key)
+{
+	(void)ctx;
+	return k_ret(bpf_map_delete_elem(fd, key));
+}
+
+static int k_next_key(void *ctx, int fd, const void *key, void *next)
+{
+	(void)ctx;
+	return k_ret(bpf_map_get_next_key(fd, key, next));
+}
+
+static int k_batch(void *ctx, int fd, int drain, void *in, void *out, void *keys, void *values,
+		   __u32 *count)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+	(void)ctx;
+	return k_ret((drain ? bpf_map_lookup_and_delete_batch : bpf_map_lookup_batch)
+		     (fd, in, out, keys, values, count, &opts));
+}
+
+static void k_close(void *ctx, int fd)
+{
+	(void)ctx;
+	close(fd);
+}
+
+static int k_ncpus(void *ctx)
+{
+	(void)ctx;
+	return libbpf_num_possible_cpus();
+}
+
+static const struct map_ops kernel_ops = {
+	.create = k_create, .update = k_update, .lookup = k_lookup, .delete = k_delete,
+	.next_key = k_next_key, .batch = k_batch, .close = k_close, .ncpus = k_ncpus,
+};
+
+struct map_backend maps_kernel(void)
+{
+	return (struct map_backend){ .ops = &kernel_ops };
+}
+
+/* ---- the engine's maps ---- */
+
+static int e_create(void *ctx, enum bpf_map_type type, const char *name, __u32 key_size,
+		    __u32 value_size, __u32 max_entries, __u32 flags, int inner_fd)
+{
+	(void)name, (void)flags, (void)inner_fd;
+	return vm_map_create(ctx, type, key_size, value_size, max_entries);
+}
+
+static int e_update(void *ctx, int fd, const void *key, const void *value, __u64 flags)
+{
+	return vm_map_update(ctx, fd, key, value, flags);
+}
+
+static int e_lookup(void *ctx, int fd, const void *key, void *value)
+{
+	return vm_map_lookup(ctx, fd, key, value);
+}
+
+static int e_delete(void *ctx, int fd, const void *key)
+{
+	return vm_map_delete(ctx, fd, key);
+}
+
+static int e_next_key(void *ctx, int fd, const void *key, void *next)
+{
+	return vm_map_next_key(ctx, fd, key, next);
+}
+
+static int e_batch(void *ctx, int fd, int drain, void *in, void *out, void *keys, void *values,
+		   __u32 *count)
+{
+	return vm_map_batch(ctx, fd, drain, in, out, keys, values, count);
+}
+
+static void e_close(void *ctx, int fd)
+{
+	(void)ctx, (void)fd;	/* the engine's maps go with the engine */
+}
+
+static int e_ncpus(void *ctx)
+{
+	(void)ctx;
+	return 1;
+}
+
+static const struct map_ops engine_ops = {
+	.create = e_create, .update = e_update, .lookup = e_lookup, .delete = e_delete,
+	.next_key = e_next_key, .batch = e_batch, .close = e_close, .ncpus = e_ncpus,
+};
+
+struct map_backend maps_engine(struct vm *vm)
+{
+	return (struct map_backend){ .ops = &engine_ops, .ctx = vm };
+}
+
+/* ---- the counts ---- */
 
 /* A per-CPU value is round_up(value_size, 8) bytes for each possible CPU. */
 static size_t val_size(const struct maps *m)
@@ -32,70 +165,70 @@ void maps_strerror(const char *what, int err, char *buf, size_t size)
 		snprintf(buf, size, "%s: %s", what, strerror(err));
 }
 
-static int create_table(const struct layout *lay)
+static int create_table(struct maps *m)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	const struct layout *lay = m->lay;
 	unsigned int entries = lay->max_entries;
 
 	if (lay->array)
-		return bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "counts", 4,
-				      sizeof(struct counter), entries, NULL);
-	if (!entries) {
-		entries = MAPS_DEFAULT_KEYS;
-		opts.map_flags = BPF_F_NO_PREALLOC;
-	}
-	return bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, lay->tables ? "table" : "counts",
-			      lay->key_size, sizeof(struct counter), entries, &opts);
+		return m->b.ops->create(m->b.ctx, BPF_MAP_TYPE_PERCPU_ARRAY, "counts", 4,
+					sizeof(struct counter), entries, 0, -1);
+	return m->b.ops->create(m->b.ctx, BPF_MAP_TYPE_PERCPU_HASH,
+				lay->tables ? "table" : "counts", lay->key_size,
+				sizeof(struct counter), entries ? entries : MAPS_DEFAULT_KEYS,
+				entries ? 0 : BPF_F_NO_PREALLOC, -1);
 }
 
 /* A bounded hash: two tables, the first live in a one-slot array of maps. */
 static int create_tables(struct maps *m)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts);
 	__u32 zero = 0;
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		m->table[i] = create_table(m->lay);
+		m->table[i] = create_table(m);
 		if (m->table[i] < 0)
-			return -1;
+			return m->table[i];
 	}
-	opts.inner_map_fd = m->table[0];
-	m->fd[MAP_COUNTS] = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "counts", 4, 4, 1, &opts);
+	m->fd[MAP_COUNTS] = m->b.ops->create(m->b.ctx, BPF_MAP_TYPE_ARRAY_OF_MAPS, "counts", 4,
+					     4, 1, 0, m->table[0]);
 	if (m->fd[MAP_COUNTS] < 0)
-		return -1;
+		return m->fd[MAP_COUNTS];
 	m->live = 0;
-	return bpf_map_update_elem(m->fd[MAP_COUNTS], &zero, &m->table[0], BPF_ANY);
+	return m->b.ops->update(m->b.ctx, m->fd[MAP_COUNTS], &zero, &m->table[0], BPF_ANY);
 }
 
-int maps_create(struct maps *m, const struct layout *lay, char *err, size_t errlen)
+int maps_create(struct maps *m, const struct layout *lay, struct map_backend b, char *err,
+		size_t errlen)
 {
-	int i;
+	int i, ret;
 
 	memset(m, 0, sizeof(*m));
+	m->b = b;
 	m->lay = lay;
 	m->batch = -1;
 	for (i = 0; i < NR_MAPS; i++)
 		m->fd[i] = -1;
 	m->table[0] = m->table[1] = -1;
-	m->ncpus = libbpf_num_possible_cpus();
+	m->ncpus = b.ops->ncpus(b.ctx);
 	if (m->ncpus < 1) {
 		snprintf(err, errlen, "cannot count possible CPUs: %s", strerror(-m->ncpus));
 		return -1;
 	}
-	if (lay->tables ? create_tables(m) : (m->fd[MAP_COUNTS] = create_table(lay)) < 0) {
-		maps_strerror("cannot create the counts map", errno, err, errlen);
+	ret = lay->tables ? create_tables(m) : (m->fd[MAP_COUNTS] = create_table(m));
+	if (ret < 0) {
+		maps_strerror("cannot create the counts map", -ret, err, errlen);
 		maps_close(m);
 		return -1;
 	}
-	m->fd[MAP_OVERFLOW] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "overflow", 4,
-					     sizeof(struct counter), 1, NULL);
+	m->fd[MAP_OVERFLOW] = b.ops->create(b.ctx, BPF_MAP_TYPE_PERCPU_ARRAY, "overflow", 4,
+					    sizeof(struct counter), 1, 0, -1);
 	m->keys = calloc(MAPS_CHUNK, batch_key_size(m));
 	m->vals = calloc(MAPS_CHUNK, val_size(m));
 	m->cur = calloc(1, batch_key_size(m));
 	if (m->fd[MAP_OVERFLOW] < 0 || !m->keys || !m->vals || !m->cur) {
 		maps_strerror("cannot create the overflow map", m->fd[MAP_OVERFLOW] < 0 ?
-			      errno : ENOMEM, err, errlen);
+			      -m->fd[MAP_OVERFLOW] : ENOMEM, err, errlen);
 		maps_close(m);
 		return -1;
 	}
@@ -108,10 +241,10 @@ void maps_close(struct maps *m)
 
 	for (i = 0; i < NR_MAPS; i++)
 		if (m->fd[i] >= 0)
-			close(m->fd[i]);
+			m->b.ops->close(m->b.ctx, m->fd[i]);
 	for (i = 0; i < 2; i++)
 		if (m->table[i] >= 0)
-			close(m->table[i]);
+			m->b.ops->close(m->b.ctx, m->table[i]);
 	free(m->keys);
 	free(m->vals);
 	free(m->cur);
@@ -153,16 +286,15 @@ static int deliver(struct maps *m, const void *key, const void *vals, maps_entry
  */
 static int read_batch(struct maps *m, int fd, int drain, maps_entry_fn fn, void *ctx)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	int first = 1, err, i;
 	__u32 n;
 
 	do {
 		n = MAPS_CHUNK;
-		err = (drain ? bpf_map_lookup_and_delete_batch : bpf_map_lookup_batch)
-			(fd, first ? NULL : m->cur, m->cur, m->keys, m->vals, &n, &opts);
-		if (err && errno != ENOENT)
-			return -errno;
+		err = m->b.ops->batch(m->b.ctx, fd, drain, first ? NULL : m->cur, m->cur, m->keys,
+				      m->vals, &n);
+		if (err && err != -ENOENT)
+			return err;
 		for (i = 0; i < (int)n; i++)
 			if (deliver(m, (char *)m->keys + i * m->lay->key_size,
 				    (char *)m->vals + i * val_size(m), fn, ctx))
@@ -175,22 +307,25 @@ static int read_batch(struct maps *m, int fd, int drain, maps_entry_fn fn, void 
 /* The same one entry at a time, for kernels without batch operations. */
 static int read_each(struct maps *m, int fd, int drain, maps_entry_fn fn, void *ctx)
 {
+	const struct map_ops *ops = m->b.ops;
 	void *key = NULL;
+	int err;
 
-	while (!bpf_map_get_next_key(fd, key, m->keys)) {
+	while (!(err = ops->next_key(m->b.ctx, fd, key, m->keys))) {
 		memcpy(m->cur, m->keys, m->lay->key_size);
 		key = drain ? NULL : m->cur;	/* a drained map starts over */
-		if (bpf_map_lookup_elem(fd, m->cur, m->vals)) {
+		err = ops->lookup(m->b.ctx, fd, m->cur, m->vals);
+		if (err) {
 			if (drain)	/* would find the same key again */
-				return -errno;
+				return err;
 			continue;	/* deleted meanwhile: cannot happen here */
 		}
-		if (drain && bpf_map_delete_elem(fd, m->cur))
-			return -errno;
+		if (drain && (err = ops->delete(m->b.ctx, fd, m->cur)))
+			return err;
 		if (deliver(m, m->cur, m->vals, fn, ctx))
 			return -ECANCELED;
 	}
-	return errno == ENOENT ? 0 : -errno;
+	return err == -ENOENT ? 0 : err;
 }
 
 /*
@@ -201,9 +336,11 @@ static int read_each(struct maps *m, int fd, int drain, maps_entry_fn fn, void *
 static int swap_tables(struct maps *m)
 {
 	__u32 zero = 0;
+	int err = m->b.ops->update(m->b.ctx, m->fd[MAP_COUNTS], &zero, &m->table[!m->live],
+				   BPF_ANY);
 
-	if (bpf_map_update_elem(m->fd[MAP_COUNTS], &zero, &m->table[!m->live], BPF_ANY))
-		return -errno;
+	if (err)
+		return err;
 	m->live = !m->live;
 	return m->table[!m->live];
 }
@@ -223,8 +360,9 @@ int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overf
 		err = read_each(m, fd, drain, fn, ctx);
 	if (err)
 		return err;
-	if (bpf_map_lookup_elem(m->fd[MAP_OVERFLOW], &zero, m->vals))
-		return -errno;
+	err = m->b.ops->lookup(m->b.ctx, m->fd[MAP_OVERFLOW], &zero, m->vals);
+	if (err)
+		return err;
 	sum_cpus(m, m->vals, overflow);
 	return 0;
 }

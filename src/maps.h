@@ -13,7 +13,37 @@
 
 #include "layout.h"
 
+struct vm;
+
+/*
+ * Who keeps the maps: the kernel (bpf(2) through libbpf) or the userspace
+ * engine (vm.h).  Each returns 0 (create: the map's fd) or -errno.
+ */
+struct map_ops {
+	int (*create)(void *ctx, enum bpf_map_type type, const char *name, __u32 key_size,
+		      __u32 value_size, __u32 max_entries, __u32 flags, int inner_fd);
+	int (*update)(void *ctx, int fd, const void *key, const void *value, __u64 flags);
+	int (*lookup)(void *ctx, int fd, const void *key, void *value);
+	int (*delete)(void *ctx, int fd, const void *key);
+	int (*next_key)(void *ctx, int fd, const void *key, void *next);
+	/* BPF_MAP_LOOKUP(_AND_DELETE)_BATCH; -ENOENT with the last entries */
+	int (*batch)(void *ctx, int fd, int drain, void *in, void *out, void *keys,
+		     void *values, __u32 *count);
+	void (*close)(void *ctx, int fd);
+	int (*ncpus)(void *ctx);	/* slots of a per-CPU value */
+};
+
+struct map_backend {
+	const struct map_ops *ops;
+	void *ctx;
+};
+
+/* The kernel's maps; the engine's maps. */
+struct map_backend maps_kernel(void);
+struct map_backend maps_engine(struct vm *vm);
+
 struct maps {
+	struct map_backend b;
 	int fd[NR_MAPS];
 	int table[2];		/* bounded hash: the two tables, else -1 */
 	int live;		/* the table in the counts map */
@@ -27,8 +57,12 @@ struct maps {
 /* Default bound of a hash counts map (allocated as keys appear). */
 #define MAPS_DEFAULT_KEYS (1 << 20)
 
-/* Create the counts and overflow maps for lay (and a bounded hash's tables). */
-int maps_create(struct maps *m, const struct layout *lay, char *err, size_t errlen);
+/*
+ * Create the counts and overflow maps for lay (and a bounded hash's
+ * tables) in b.  m->fd[] is then what layout_relocate() wants.
+ */
+int maps_create(struct maps *m, const struct layout *lay, struct map_backend b, char *err,
+		size_t errlen);
 void maps_close(struct maps *m);
 
 /* Called for every entry with its key in the hash layout (see codegen.h). */

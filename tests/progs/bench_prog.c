@@ -104,7 +104,7 @@ static void load_ebpfcount(struct bcase *c)
 
 	if (program_build(&c->p, c->expr, &bo, &berr))
 		die("%s: %s (column %d)", c->expr, berr.msg, berr.pos + 1);
-	if (maps_create(&c->m, &c->p.lay, err, sizeof(err)))
+	if (maps_create(&c->m, &c->p.lay, maps_kernel(), err, sizeof(err)))
 		die("%s: %s", c->expr, err);
 	c->fd = load_program(&c->p.e, c->m.fd, 0, err, sizeof(err));
 	if (c->fd < 0)

@@ -22,6 +22,8 @@
 #define maps_close test_maps_close
 #define maps_read test_maps_read
 #define maps_strerror test_maps_strerror
+#define maps_kernel test_maps_kernel
+#define maps_engine test_maps_engine
 #include "../../src/maps.c"
 
 #include "unit.h"
@@ -215,7 +217,7 @@ static void setup(struct maps *m, struct layout *lay, int tables, int batch_ok)
 	lay->key_size = lay->row_size = 8;
 	lay->max_entries = tables ? 16 : 0;
 	lay->tables = tables;
-	if (test_maps_create(m, lay, err, sizeof(err)))
+	if (test_maps_create(m, lay, test_maps_kernel(), err, sizeof(err)))
 		printf("#   %s\n", err);
 	ovf = fmap(m->fd[MAP_OVERFLOW]);
 	ovf->n = 1;

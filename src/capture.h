@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A capture file (pcap, microsecond or nanosecond, or pcapng, through
+ * libpcap), read one record at a time, each shown as a packet socket on an
+ * Ethernet interface shows its packets: from an Ethernet header on.
+ *
+ *   Ethernet          the record as it is; a VLAN tag stays inline
+ *   Linux cooked v1/2 an Ethernet header (no destination; the source when
+ *                     the cooked address is 6 bytes) with the cooked
+ *                     protocol, then the payload; the cooked packet type
+ *                     becomes __sk_buff.pkt_type (inbound/outbound), SLL2's
+ *                     interface index __sk_buff.ifindex
+ *   raw IPv4/IPv6     an Ethernet header (no addresses) with the EtherType
+ *                     of the IP version, then the record
+ *
+ * The bytes of the packet that the program does not see (beyond the
+ * snapshot length, or the difference a replaced link-layer header makes)
+ * go to __sk_buff.cb[0] (frame.h), so that the program counts the
+ * record's original length.
+ */
+#ifndef EBPFCOUNT_CAPTURE_H
+#define EBPFCOUNT_CAPTURE_H
+
+#include <stddef.h>
+
+#include "vm.h"
+
+struct capture;
+
+/*
+ * Open path ("-": standard input).  NULL with err filled when it cannot be
+ * read, is not a capture file, or has a link type not listed above.
+ */
+struct capture *capture_open(const char *path, char *err, size_t errlen);
+void capture_close(struct capture *c);
+
+/* The file's link type, as libpcap names it (EN10MB, LINUX_SLL, ...). */
+const char *capture_linktype(const struct capture *c);
+/* Does the program see the file's own Ethernet addresses? */
+int capture_has_ethernet(const struct capture *c);
+
+/*
+ * The next record, into skb (valid until the next call) and *ts (capture
+ * time, nanoseconds since the epoch).  Returns 1; 0 at the end of the file; -1 with err filled
+ * (a file cut in the middle of a record, a record longer than the file's
+ * snapshot length).
+ */
+int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err,
+		 size_t errlen);
+
+/* Records read so far. */
+unsigned long capture_records(const struct capture *c);
+
+#endif
