@@ -7,10 +7,13 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <bpf/bpf.h>
 
 #include "load.h"
 #include "maps.h"
+#include "vm.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -93,4 +96,33 @@ enum frame_mode load_frame_mode(void)
 	if (syscall(SYS_capget, &h, d))
 		return FRAME_LD_ABS;
 	return has_cap(d, CAP_PERFMON) || has_cap(d, CAP_SYS_ADMIN) ? FRAME_WINDOW : FRAME_LD_ABS;
+}
+
+/* What bpf_test_init() takes: a page less headroom and skb_shared_info. */
+#define TEST_RUN_MAX 3584
+
+int load_test_run(int prog_fd, const struct vm_skb *skb, char *err, size_t errlen)
+{
+	static unsigned char buf[TEST_RUN_MAX];
+	struct __sk_buff ctx = { .cb = { skb->cb[0] } };
+	unsigned int len = skb->len < TEST_RUN_MAX - ETH_HLEN ? skb->len : TEST_RUN_MAX - ETH_HLEN;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = buf, .data_size_in = ETH_HLEN + len,
+		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1);
+
+	memset(buf, 0, ETH_HLEN);
+	if (skb->pkt_type == PACKET_MULTICAST || skb->pkt_type == PACKET_BROADCAST)
+		buf[0] = 1;
+	else if (skb->pkt_type == PACKET_OTHERHOST)
+		buf[0] = 2;
+	if (skb->len >= ETH_HLEN)
+		memcpy(buf + 12, skb->data + 12, 2);
+	memcpy(buf + ETH_HLEN, skb->data, len);
+	ctx.cb[0] += skb->len - len;
+	if (bpf_prog_test_run_opts(prog_fd, &opts)) {
+		int saved = errno;
+
+		maps_strerror("BPF_PROG_TEST_RUN", saved, err, errlen);
+		return -saved;
+	}
+	return 0;
 }

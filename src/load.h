@@ -24,4 +24,18 @@ int load_program(const struct emit *e, const int fds[NR_MAPS], int verbose,
  */
 enum frame_mode load_frame_mode(void);
 
+struct vm_skb;
+
+/*
+ * Run program prog_fd once on skb with BPF_PROG_TEST_RUN, so that it sees
+ * what a live socket sees: the kernel takes the first 14 bytes it is
+ * given for an Ethernet header and runs a socket filter from the bytes
+ * after them, so a made-up header goes first, its destination chosen to
+ * give skb->pkt_type (host, multicast or other host; the test run cannot
+ * make a packet outgoing or broadcast).  A frame longer than a test run
+ * takes is cut, and the rest counted in cb[0] (frame.h).  Returns 0, or
+ * -errno with err filled.
+ */
+int load_test_run(int prog_fd, const struct vm_skb *skb, char *err, size_t errlen);
+
 #endif

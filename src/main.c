@@ -319,19 +319,61 @@ static void run(const struct options *o, struct maps *m, const struct layout *la
 	report_free(r);
 }
 
-/* The program, its map loads pointing at m, into the engine. */
-static void engine_load(struct vm *vm, const struct program *p, const struct maps *m)
+/* Who runs the program on a file's packets: the user engine or the kernel. */
+struct engine {
+	struct maps m;
+	struct vm *vm;		/* the user engine's, or NULL */
+	int prog;		/* the kernel's program */
+};
+
+/* The user engine: the program, its map loads pointing at the maps. */
+static void engine_user(struct engine *en, const struct program *p)
 {
 	struct bpf_insn *insns = malloc(p->e.len * sizeof(*insns));
 	char err[512];
 
-	if (!insns)
+	en->vm = vm_new(0);
+	if (!insns || !en->vm)
 		die("out of memory");
+	if (maps_create(&en->m, &p->lay, maps_engine(en->vm), err, sizeof(err)))
+		die("%s", err);
 	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
-	layout_relocate(insns, p->e.len, m->fd);
-	if (vm_load(vm, insns, p->e.len, err, sizeof(err)))
+	layout_relocate(insns, p->e.len, en->m.fd);
+	if (vm_load(en->vm, insns, p->e.len, err, sizeof(err)))
 		die("the engine refused the program: %s", err);
 	free(insns);
+}
+
+/* The kernel: the program through the verifier, run by BPF_PROG_TEST_RUN. */
+static void engine_kernel(struct engine *en, const struct program *p, int verbose)
+{
+	char err[1024];
+
+	if (maps_create(&en->m, &p->lay, maps_kernel(), err, sizeof(err)))
+		die("%s", err);
+	en->prog = load_program(&p->e, en->m.fd, verbose, err, sizeof(err));
+	if (en->prog < 0)
+		die("%s", err);
+}
+
+static void engine_run(struct engine *en, const struct vm_skb *skb, unsigned long record)
+{
+	char err[512];
+	__u32 verdict;
+
+	if (en->vm && vm_run(en->vm, skb, &verdict))
+		die("record %lu: the program failed in the engine: %s", record, vm_error(en->vm));
+	if (!en->vm && load_test_run(en->prog, skb, err, sizeof(err)))
+		die("record %lu: %s", record, err);
+}
+
+static void engine_close(struct engine *en)
+{
+	maps_close(&en->m);
+	if (en->vm)
+		vm_free(en->vm);
+	else
+		close(en->prog);
 }
 
 /*
@@ -342,42 +384,36 @@ static void engine_load(struct vm *vm, const struct program *p, const struct map
 static void run_file(const struct options *o, struct capture *cap, const struct program *p)
 {
 	long long step = llround(o->interval * 1e9), start = 0, ts;
-	struct vm *vm = vm_new(0);
+	struct engine en = { .prog = -1 };
 	struct report *r;
 	struct vm_skb skb;
-	struct maps m;
 	char err[512] = "";
 	long n = 0;
-	int ret;
-	__u32 verdict;
+	int ret = 0;
 
-	if (!vm)
-		die("out of memory");
-	if (maps_create(&m, &p->lay, maps_engine(vm), err, sizeof(err)))
-		die("%s", err);
-	engine_load(vm, p, &m);
+	if (o->kernel_engine)
+		engine_kernel(&en, p, o->verbose);
+	else
+		engine_user(&en, p);
 	r = report_begin(&p->lay);
 	while (!stop && (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
 		if (capture_records(cap) == 1)
 			start = ts;
 		while (ts - start >= (n + 1) * step && (!o->count || n < o->count)) {
 			n++;
-			interval(o, r, &m, n, (start + n * step) / 1e9, o->interval);
+			interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
 		}
 		if (o->count && n == o->count)
 			break;
-		if (vm_run(vm, &skb, &verdict))
-			die("record %lu: the program failed in the engine: %s",
-			    capture_records(cap), vm_error(vm));
+		engine_run(&en, &skb, capture_records(cap));
 	}
 	if (capture_records(cap) && (!o->count || n < o->count)) {
 		n++;
-		interval(o, r, &m, n, (start + n * step) / 1e9, o->interval);
+		interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
 	}
 	final(r, (start + n * step) / 1e9, n * o->interval);
 	report_free(r);
-	maps_close(&m);
-	vm_free(vm);
+	engine_close(&en);
 	if (ret < 0)
 		die("%s", err);
 }
@@ -401,8 +437,9 @@ static int count_file(const struct options *o)
 		return 0;
 	}
 	if (o->verbose)
-		fprintf(stderr, "ebpfcount: %s: link type %s, run by the %s engine\n", o->file,
-			capture_linktype(cap), o->kernel_engine ? "kernel's" : "user");
+		fprintf(stderr, "ebpfcount: %s: link type %s, run by %s\n", o->file,
+			capture_linktype(cap), o->kernel_engine ? "the kernel (BPF_PROG_TEST_RUN)" :
+			"the user engine");
 	catch_signals();
 	run_file(o, cap, &p);
 	capture_close(cap);
