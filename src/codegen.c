@@ -30,8 +30,10 @@
 #include "frame.h"
 
 /*
- * The stack frame, offsets from r10; [CBPF_MEM_OFF, 0) is the filter's.
- * What the layers' analysis found, as the keys' guards want it:
+ * The stack frame, offsets from r10; [CBPF_MEM_OFF, 0) is the filter's,
+ * then SLOT_ETYPE's.  What the layers' analysis found, as the keys'
+ * guards want it: SLOT_ETYPE holds the EtherType after the VLAN tags, or
+ * ETYPE_TRUNCATED;
  * SLOT_IP4 and SLOT_IP6 hold the bytes of the frame from the network
  * header on if it is IPv4 (IPv6), else NOT_THERE; SLOT_PROTO holds the
  * transport protocol, NOT_THERE, or TRUNCATED when the network header is
@@ -39,6 +41,7 @@
  * field is present when the bytes reach its end, truncated when not.
  */
 enum {
+	SLOT_ETYPE = -8,	/* after the where clause */
 	SLOT_IP4 = -72,
 	SLOT_IP6 = -80,
 	SLOT_IDX = -88,		/* array index, overflow key */
@@ -47,7 +50,7 @@ enum {
 	SLOT_VAL = -120,	/* struct counter of a new hash entry */
 	KEY_END = -120,		/* the key ends here */
 };
-enum { NOT_THERE = -1, TRUNCATED = 0x100 };
+enum { NOT_THERE = -1, TRUNCATED = 0x100, ETYPE_TRUNCATED = 0x10000 };
 
 /* The longest key stays clear of the window below it. */
 _Static_assert(KEY_END - ((LAYOUT_MAX_ROW + 7) & ~7) >= FRAME_WIN_OFF + FRAME_WIN_LEN,
@@ -101,8 +104,10 @@ static void and_byte(struct gen *g, int off, int mask)
 	emit(g->e, BPF_STX_MEM(BPF_B, FP, BPF_REG_0, off));
 }
 
-/* The largest offsets registers hold: one inline tag, 60 bytes of IPv4. */
-#define MAX_L3 18
+/* VLAN tags read through (802.1Q or 802.1ad, inline in the frame) */
+#define MAX_TAGS 2
+/* The largest offsets registers hold: the tags, 60 bytes of IPv4. */
+#define MAX_L3 (ETH_HLEN + 4 * MAX_TAGS)
 #define MAX_L4 (MAX_L3 + 60)
 
 /* The largest value of a base register (FRAME: 0) */
@@ -174,14 +179,33 @@ static void bytes_from(struct gen *g, int base)
 	emit(g->e, BPF_ALU64_REG(BPF_SUB, BPF_REG_0, base));
 }
 
+/* Does a key read the EtherType after the tags? */
+static int needs_etype(const struct query *q)
+{
+	int i;
+
+	for (i = 0; i < q->nkeys; i++)
+		if (q->keys[i].field->read == READ_ETYPE)
+			return 1;
+	return 0;
+}
+
+/* Do the keys need the tags walked: the network layer or the EtherType? */
+static int needs_l3(const struct query *q)
+{
+	return needs_q(q, LAYER_IP4) || needs_etype(q);
+}
+
 /*
- * Network layer: r8 = its offset past an inline 802.1Q/802.1ad tag,
- * SLOT_IP4 and SLOT_IP6 (those the keys need); IPv4 first, the usual case.
+ * Network layer: r8 = its offset past up to MAX_TAGS inline 802.1Q/802.1ad
+ * tags, SLOT_ETYPE, SLOT_IP4 and SLOT_IP6 (those the keys need); IPv4
+ * first, the usual case.
  */
 static void gen_l3(struct gen *g)
 {
 	int v4 = needs_family(g, LAYER_IP4), v6 = needs_family(g, LAYER_IP6);
-	int trunc = NO_JUMP, done = NO_JUMP, ip4 = NO_JUMP, ip6 = NO_JUMP, tagged = NO_JUMP;
+	int etype = needs_etype(g->q);
+	int trunc = NO_JUMP, done = NO_JUMP, ip4 = NO_JUMP, ip6 = NO_JUMP, tagged;
 	int i;
 
 	emit_note(g->e, in_window(g) ?
@@ -192,23 +216,27 @@ static void gen_l3(struct gen *g)
 	if (v6)
 		emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_IP6, NOT_THERE));
 	emit_jmp(g, BPF_JLT, R_LEN, ETH_HLEN, &trunc);
-	load(g, 2, FRAME, 12);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i <= MAX_TAGS; i++) {
+		load(g, 2, FRAME, 12 + 4 * i);
+		if (etype)
+			emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_ETYPE));
 		if (v4)
 			emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_IP, &ip4);
 		if (v6)
 			emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_IPV6, &ip6);
-		if (i)
+		if (i == MAX_TAGS)
 			break;
+		tagged = NO_JUMP;
 		emit_jmp(g, BPF_JEQ, BPF_REG_0, ETH_P_8021Q, &tagged);
 		emit_jmp(g, BPF_JNE, BPF_REG_0, ETH_P_8021AD, &done);
 		emit_patch_here(g->e, tagged);
-		emit_jmp(g, BPF_JLT, R_LEN, 18, &trunc);
-		load(g, 2, FRAME, 16);
-		emit(g->e, BPF_MOV64_IMM(R_L3, 18));
+		emit_jmp(g, BPF_JLT, R_LEN, ETH_HLEN + 4 * (i + 1), &trunc);
+		emit(g->e, BPF_MOV64_IMM(R_L3, ETH_HLEN + 4 * (i + 1)));
 	}
 	emit_goto(g, &done);
 	emit_patch_here(g->e, trunc);
+	if (etype)
+		emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_ETYPE, ETYPE_TRUNCATED));
 	if (v4)
 		emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_IP4, 0));
 	if (v6)
@@ -489,6 +517,11 @@ static void gen_key(struct gen *g, int i)
 	case READ_VLAN:
 		key_vlan(g, k, dst, &trunc, &absent);
 		break;
+	case READ_ETYPE:
+		emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, SLOT_ETYPE));
+		emit_jmp(g, BPF_JEQ, BPF_REG_0, ETYPE_TRUNCATED, &trunc);
+		store_value(g, k, dst, 0);
+		break;
 	case READ_HEADER:
 		take(g, k, key_guard(g, f, &trunc, &other), f->off, dst);
 		break;
@@ -589,11 +622,11 @@ static void gen_keys(struct gen *g)
 			emit(g->e, BPF_ST_MEM(BPF_DW, FP, g->key + i, 0));
 	else if (!g->q->nkeys)
 		emit(g->e, BPF_ST_MEM(BPF_W, FP, SLOT_IDX, 0));
-	if (needs(g, LAYER_IP4))
+	if (needs_l3(g->q))
 		emit(g->e, BPF_MOV64_IMM(R_L3, ETH_HLEN));
 	if (needs(g, LAYER_TCP))
 		emit(g->e, BPF_MOV64_IMM(R_L4, 0));
-	if (needs(g, LAYER_IP4))
+	if (needs_l3(g->q))
 		gen_l3(g);
 	if (needs(g, LAYER_TCP))
 		gen_l4(g);
@@ -614,13 +647,13 @@ static int frame_reads(const struct query *q)
 
 	for (i = 0; i < q->nkeys; i++)
 		n += reads_frame(q->keys[i].field);
-	return n + 1 * needs_q(q, LAYER_IP4) + 3 * needs_q(q, LAYER_TCP);
+	return n + 1 * needs_l3(q) + 3 * needs_q(q, LAYER_TCP);
 }
 
 /* The bytes at the start of a frame that the keys' code can read. */
 static int key_extent(const struct query *q)
 {
-	int i, end = needs_q(q, LAYER_IP4) ? MAX_L3 + 10 : 0;
+	int i, end = needs_l3(q) ? MAX_L3 + 10 : 0;
 
 	for (i = 0; i < q->nkeys; i++) {
 		const struct field *f = q->keys[i].field;

@@ -39,6 +39,7 @@ enum field_read {
 	READ_HEADER,	/* width bytes at off in its layer's header */
 	READ_LENGTH,	/* the frame's length, 4 bytes */
 	READ_VLAN,	/* the tag stripped into the skb, else an inline tag's TCI */
+	READ_ETYPE,	/* the EtherType after the inline VLAN tags */
 };
 
 #define FIELD_MAX_WIDTH 16

@@ -85,7 +85,7 @@ struct spec {
 	uint8_t smac[6], dmac[6];
 	uint8_t src[16], dst[16];	/* IPv4 uses the first 4 bytes */
 	unsigned int sport, dport, flags, type, code, ttl, tos, len;
-	unsigned int vlan, prio, ipopts, frag, ext, trunc, proto, etype, op;
+	unsigned int vlan, svlan, prio, ipopts, frag, ext, trunc, proto, etype, op;
 	unsigned int srcrange, dstrange, sportrange, n;
 	unsigned long long sent;
 };
@@ -147,6 +147,7 @@ static void usage(FILE *f)
 "  len=              total frame length (Ethernet header included), the\n"
 "                    bytes after the headers are payload; default: headers\n"
 "  vlan=ID, prio=P   insert an 802.1Q tag (TPID 0x8100) with VID and PCP\n"
+"  svlan=ID          with vlan=, an outer 802.1ad tag (TPID 0x88a8) first\n"
 "  ipopts=N          an N-byte IPv4 option (RFC 4727 experimental type 30),\n"
 "                    NOP-padded to a multiple of 4 bytes (max 40)\n"
 "  frag=first|later  IPv4 fragment: MF and offset 0, or offset 1480 with no\n"
@@ -307,6 +308,7 @@ static const struct option_def options[] = {
 	UINT("tos", F_IP, tos, 0, 255),
 	UINT("len", F_ANY, len, ETH_HLEN, MAX_FRAME),
 	UINT("vlan", F_ANY, vlan, 0, 4095),
+	UINT("svlan", F_ANY, svlan, 0, 4095),
 	UINT("prio", F_ANY, prio, 0, 7),
 	UINT("ipopts", F_IP4, ipopts, 0, 40),
 	CHOICE("frag", F_IP4, frag, frag_names),
@@ -358,7 +360,7 @@ static void spec_defaults(struct spec *s, const struct kind *k, unsigned int n)
 	s->type = k->type;
 	s->ttl = 64;
 	s->len = k->len ? k->len : NONE;
-	s->vlan = s->prio = s->trunc = s->proto = NONE;
+	s->vlan = s->svlan = s->prio = s->trunc = s->proto = NONE;
 	s->etype = k->etype;
 	s->op = 1;
 	s->srcrange = s->dstrange = s->sportrange = 1;
@@ -392,7 +394,7 @@ static unsigned int ipopts_len(const struct spec *s)
 
 static unsigned int l2_len(const struct spec *s)
 {
-	return ETH_HLEN + (s->vlan != NONE ? 4 : 0);
+	return ETH_HLEN + (s->vlan != NONE ? 4 : 0) + (s->svlan != NONE ? 4 : 0);
 }
 
 static unsigned int l3_len(const struct spec *s)
@@ -423,6 +425,8 @@ static void spec_check(const struct spec *s)
 {
 	if (s->prio != NONE && s->vlan == NONE)
 		die("spec '%s': option 'prio=' needs 'vlan='", s->text);
+	if (s->svlan != NONE && s->vlan == NONE)
+		die("spec '%s': option 'svlan=' needs 'vlan='", s->text);
 	if (s->len != NONE && s->len < headers_len(s))
 		die("spec '%s': option 'len=%u' is shorter than the headers (%u bytes); use trunc=",
 		    s->text, s->len, headers_len(s));
@@ -504,10 +508,17 @@ static unsigned int put_eth(const struct spec *s, uint8_t *p)
 {
 	memcpy(p, s->dmac, 6);
 	memcpy(p + 6, s->smac, 6);
+	if (s->svlan != NONE) {
+		put16(p + 12, ETH_P_8021AD);
+		put16(p + 14, s->svlan);
+		p += 4;
+	}
 	if (s->vlan != NONE) {
 		put16(p + 12, ETH_P_8021Q);
 		put16(p + 14, (s->prio != NONE ? s->prio : 0) << 13 | s->vlan);
 	}
+	if (s->svlan != NONE)
+		p -= 4;
 	put16(p + l2_len(s) - 2, s->etype);
 	return l2_len(s);
 }
