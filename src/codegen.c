@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/if_ether.h>
+#include <linux/in6.h>
 
 #include "cbpf.h"
 #include "codegen.h"
@@ -41,7 +42,11 @@
  * field is present when the bytes reach its end, truncated when not.
  */
 enum {
-	SLOT_ETYPE = -8,	/* after the where clause */
+	/* after the where clause, in its memory */
+	SLOT_ETYPE = -8,
+	SLOT_L3_OFF = -16,	/* IPv6 walk: the network header's frame offset */
+	SLOT_EXT_LEN = -24,	/* IPv6 walk: the extension header's length */
+	SLOT_L4_COPY = -40,	/* IPv6 walk: 16 bytes of the transport header */
 	SLOT_IP4 = -72,
 	SLOT_IP6 = -80,
 	SLOT_IDX = -88,		/* array index, overflow key */
@@ -106,6 +111,13 @@ static void and_byte(struct gen *g, int off, int mask)
 
 /* VLAN tags read through (802.1Q or 802.1ad, inline in the frame) */
 #define MAX_TAGS 2
+/* IPv6 extension headers walked to find the transport header */
+#define MAX_EXT 8
+#define L4_COPY 16
+
+_Static_assert(SLOT_L4_COPY >= CBPF_MEM_OFF && SLOT_L4_COPY % 4 == 0 &&
+	       (FRAME_WIN_OFF + ETH_HLEN) % 4 == 0,
+	       "the transport header's copy must be aligned as the window's network header");
 /* The largest offsets registers hold: the tags, 60 bytes of IPv4. */
 #define MAX_L3 (ETH_HLEN + 4 * MAX_TAGS)
 #define MAX_L4 (MAX_L3 + 60)
@@ -177,6 +189,12 @@ static void bytes_from(struct gen *g, int base)
 {
 	emit(g->e, BPF_MOV64_REG(BPF_REG_0, R_LEN));
 	emit(g->e, BPF_ALU64_REG(BPF_SUB, BPF_REG_0, base));
+}
+
+/* Does the program walk IPv6 extension headers (for transport keys)? */
+static int walks_ext(const struct gen *g)
+{
+	return needs(g, LAYER_TCP) && needs_family(g, LAYER_IP6);
 }
 
 /* Does a key read the EtherType after the tags? */
@@ -255,6 +273,8 @@ static void gen_l3(struct gen *g)
 		emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_IP4));
 	}
 	emit_patch_here(g->e, done);
+	if (walks_ext(g))
+		emit(g->e, BPF_STX_MEM(BPF_DW, FP, R_L3, SLOT_L3_OFF));
 	if (in_window(g))
 		frame_window_base(g->e, R_L3);
 }
@@ -281,16 +301,110 @@ static void ip4_transport(struct gen *g, int *absent)
 	load(g, 1, R_L3, 9);
 }
 
-/* IPv6 (r0 = its bytes): the next header follows the fixed header
- * (extension headers count as the protocol they are, so TCP/UDP keys are
- * absent). */
-static void ip6_transport(struct gen *g)
+/* r0 = the size bytes at frame offset r9 + off, after checking r1 >= need. */
+static void ext_load(struct gen *g, int size, int off)
 {
+	emit(g->e, INSN(BPF_LD | size | BPF_IND, 0, R_L4, 0, off));
+}
+
+/*
+ * One IPv6 extension header at frame offset r9 (r0: its type): r0 = the
+ * next header, r9 and SLOT_L4 past it; a header cut short jumps to
+ * *trunc, a fragment other than the first to *absent.  LD_IND reads only
+ * after the length is checked, so it never ends the program.
+ */
+static void ext_header(struct gen *g, int *trunc, int *absent, int *next)
+{
+	int frag = NO_JUMP, opts = NO_JUMP, skip = NO_JUMP;
+
+	emit_jmp(g, BPF_JEQ, BPF_REG_0, IPPROTO_FRAGMENT, &frag);
+	emit_jmp(g, BPF_JEQ, BPF_REG_0, IPPROTO_HOPOPTS, &opts);
+	emit_jmp(g, BPF_JEQ, BPF_REG_0, IPPROTO_ROUTING, &opts);
+	emit_jmp(g, BPF_JNE, BPF_REG_0, IPPROTO_DSTOPTS, next);
+	emit_patch_here(g->e, opts);
+	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_1, FP, SLOT_L4));
+	emit_jmp(g, BPF_JSLT, BPF_REG_1, 2, trunc);
+	ext_load(g, BPF_B, 1);
+	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, 1));
+	emit(g->e, BPF_ALU64_IMM(BPF_LSH, BPF_REG_0, 3));
+	emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_EXT_LEN));
+	emit_goto(g, &skip);
+	emit_patch_here(g->e, frag);
+	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_1, FP, SLOT_L4));
+	emit_jmp(g, BPF_JSLT, BPF_REG_1, 8, trunc);
+	ext_load(g, BPF_H, 2);
+	emit(g->e, BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 0xfff8));
+	emit_jmp(g, BPF_JNE, BPF_REG_0, 0, absent);
+	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_EXT_LEN, 8));
+	emit_patch_here(g->e, skip);
+	ext_load(g, BPF_B, 0);
+	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_1, FP, SLOT_EXT_LEN));
+	emit(g->e, BPF_ALU64_REG(BPF_ADD, R_L4, BPF_REG_1));
+	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_2, FP, SLOT_L4));
+	emit(g->e, BPF_ALU64_REG(BPF_SUB, BPF_REG_2, BPF_REG_1));
+	emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_2, SLOT_L4));
+}
+
+/*
+ * After extension headers, in FRAME_WINDOW mode: the transport header's
+ * first bytes (those there are, up to L4_COPY) to SLOT_L4_COPY, and r9 =
+ * their address, as keys read a window address.  The copy is aligned as
+ * the window's network header is.
+ */
+static void copy_l4(struct gen *g)
+{
+	int none = NO_JUMP;
+
+	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_L4_COPY, 0));
+	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_L4_COPY + 8, 0));
+	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_4, FP, SLOT_L4));
+	emit_jmp(g, BPF_JSLT, BPF_REG_4, 1, &none);
+	emit(g->e, BPF_JMP_IMM(BPF_JSLE, BPF_REG_4, L4_COPY, 1));
+	emit(g->e, BPF_MOV64_IMM(BPF_REG_4, L4_COPY));
+	emit(g->e, BPF_MOV64_REG(BPF_REG_1, R_CTX));
+	emit(g->e, BPF_MOV64_REG(BPF_REG_2, R_L4));
+	emit(g->e, BPF_MOV64_REG(BPF_REG_3, FP));
+	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, SLOT_L4_COPY));
+	emit(g->e, BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes));
+	emit_patch_here(g->e, none);
+	emit(g->e, BPF_MOV64_REG(R_L4, FP));
+	emit(g->e, BPF_ALU64_IMM(BPF_ADD, R_L4, SLOT_L4_COPY));
+}
+
+/*
+ * IPv6 (r0 = its bytes): r0 = the next header after up to MAX_EXT
+ * extension headers (hop-by-hop, routing, fragment, destination options),
+ * r9 and SLOT_L4 at the header after them.  A non-first fragment has no
+ * transport header (*absent); headers cut short leave it *trunc.
+ */
+static void ip6_transport(struct gen *g, int *trunc, int *absent)
+{
+	int next = NO_JUMP, walked = NO_JUMP, done = NO_JUMP, i;
+
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_0, -40));
 	emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_L4));
 	emit(g->e, BPF_MOV64_REG(R_L4, R_L3));
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, R_L4, 40));
 	load(g, 1, R_L3, 6);
+	emit_note(g->e, "IPv6 extension headers: r9 = the frame offset past them");
+	emit_jmp(g, BPF_JEQ, BPF_REG_0, IPPROTO_HOPOPTS, &walked);
+	emit_jmp(g, BPF_JEQ, BPF_REG_0, IPPROTO_ROUTING, &walked);
+	emit_jmp(g, BPF_JEQ, BPF_REG_0, IPPROTO_FRAGMENT, &walked);
+	emit_jmp(g, BPF_JNE, BPF_REG_0, IPPROTO_DSTOPTS, &done);
+	emit_patch_here(g->e, walked);
+	emit(g->e, BPF_LDX_MEM(BPF_DW, R_L4, FP, SLOT_L3_OFF));
+	emit(g->e, BPF_ALU64_IMM(BPF_ADD, R_L4, 40));
+	for (i = 0; i < MAX_EXT; i++)
+		ext_header(g, trunc, absent, &next);
+	/* more than MAX_EXT: no transport header found */
+	emit_goto(g, absent);
+	emit_patch_here(g->e, next);
+	if (in_window(g)) {
+		emit(g->e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_0, SLOT_EXT_LEN));
+		copy_l4(g);
+		emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, SLOT_EXT_LEN));
+	}
+	emit_patch_here(g->e, done);
 }
 
 /* Transport layer: r9 = its offset, SLOT_PROTO and SLOT_L4. */
@@ -310,7 +424,7 @@ static void gen_l4(struct gen *g)
 	emit_jmp(g, BPF_JSGE, BPF_REG_0, 0, &trunc);
 	emit_goto(g, &done);
 	emit_patch_here(g->e, v6);
-	ip6_transport(g);
+	ip6_transport(g, &trunc, &done);
 	emit_goto(g, &have);
 	emit_patch_here(g->e, v4);
 	ip4_transport(g, &done);

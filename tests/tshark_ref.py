@@ -33,11 +33,6 @@ def normal(field, value):
     return value
 
 
-def l4_hidden(spec, field):
-    """Fields behind an IPv6 extension header: ebpfcount counts them absent."""
-    return "ext=" in spec and field.split(".")[0] in ("tcp", "udp", "icmpv6")
-
-
 def skb_len(spec, frame_len):
     """The kernel moves a received VLAN tag out of the frame (FACTS.md)."""
     return frame_len - 4 if "vlan=" in spec else frame_len

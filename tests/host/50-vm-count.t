@@ -10,9 +10,8 @@ ebpfcount's CSV.  tshark decodes the same file; its per-frame field values,
 counted, are what the program must count, row for row, in packets and
 bytes.  Where clauses are checked with a display filter that selects the
 same frames.  The known differences, as in the guest test: VLAN frames are
-4 bytes shorter and their eth.type is the inner one; fields behind an IPv6
-extension header are absent; a key cut off by the end of the frame is
-'truncated' (the SPECS table says which).  Last, a bounded key table: the
+4 bytes shorter and their eth.type is the inner one; a key cut off by the
+end of the frame is 'truncated' (the SPECS table says which).  Last, a bounded key table: the
 first keys seen get rows, the others count as overflow.
 """
 import collections
@@ -24,7 +23,7 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests"))
 import tap  # noqa: E402
-from tshark_ref import frame_specs, keys_of, l4_hidden, normal  # noqa: E402
+from tshark_ref import frame_specs, keys_of, normal  # noqa: E402
 
 CRAFT = os.path.join(TOP, "build/bin/craft")
 HELPERS = [os.path.join(TOP, "build/unit-san/test_fields"),
@@ -133,7 +132,7 @@ def decoded(pcap, expr, display):
                 v = str(nbytes)
             elif k == "eth.type" and vlan:
                 v = vals[-1]
-            key.append("-" if l4_hidden(spec, k) else normal(k, v))
+            key.append(normal(k, v))
         mkey = tuple("!" if k.split("/")[0] in cut else v for k, v in zip(keys, key))
         out.append((si, tuple(key), nbytes, mkey))
     return out
