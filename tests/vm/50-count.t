@@ -133,7 +133,12 @@ def guest_script():
     for i, e in enumerate(EXPRS):
         lines.append("ebpfcount -i eth0 -F csv '%s' >/tmp/out%d.csv 2>/tmp/err%d &" % (e + WHERE, i, i))
         lines.append("pids=\"$pids $!\"")
+    # no -i: the where clause is compiled for the interface chosen (eth0),
+    # where the kernel has moved the tag into the skb
+    lines.append("ebpfcount -F csv 'count%s and vlan 42' >/tmp/vlan.csv 2>&1 &" % WHERE)
+    lines.append("pids=\"$pids $!\"")
     lines += [
+        "retry 60 test -s /tmp/vlan.csv",
         "for i in $(seq 0 %d); do retry 60 test -s /tmp/out$i.csv || cat /tmp/err$i; done" % (len(EXPRS) - 1),
         "ip addr add 198.18.0.101/24 dev eth0",
         "timeout 300 tcpdump -i eth0 -Z root -c 1 -n 'ether src %s' >/dev/null 2>&1" % MARK,
@@ -142,6 +147,7 @@ def guest_script():
     ]
     for i in range(len(EXPRS)):
         lines += ["echo '=== %d'" % i, "cat /tmp/out%d.csv /tmp/err%d" % (i, i)]
+    lines += ["echo '=== vlan'", "cat /tmp/vlan.csv"]
     return "\n".join(lines) + "\n"
 
 
@@ -153,7 +159,7 @@ def peer_command():
 
 def main():
     t = tap.Tap()
-    t.plan(2 * len(EXPRS) + 1)
+    t.plan(2 * len(EXPRS) + 2)
     with tempfile.TemporaryDirectory() as d:
         pcap = os.path.join(d, "frames.pcap")
         subprocess.run([os.path.join(TOP, "build/bin/craft"), "-q", "-w", pcap] + specs(), check=True)
@@ -173,6 +179,11 @@ def main():
             want = expected(pcap, e)
             t.is_deeply(dict(got), dict(want), "'%s': rows equal tshark's" % e)
             t.is_(trunc, expected_truncated(e), "'%s': truncated rows" % e)
+        vlan = outputs[-1] if outputs and outputs[-1].startswith("vlan") else ""
+        total = [line.split(",")[-2] for line in vlan.splitlines() if ",1,total," in line]
+        want = sum(int(o[2:]) for spec, _ in SPECS if "vlan=42" in spec
+                   for o in spec.split(",") if o.startswith("n="))
+        t.is_(total, [str(want)], "no -i: 'where vlan 42' is compiled for eth0 and matches live")
     sys.exit(t.done())
 
 
