@@ -953,6 +953,120 @@ static bool step(struct vm *vm, const struct bpf_insn *in)
 	return true;
 }
 
+/* A stack access in the fast loop: the usual case inline, the rest in mem(). */
+static inline unsigned char *fast_mem(struct vm *vm, int pc, __u64 base, __s16 off,
+				      __u32 size, bool write)
+{
+	uintptr_t stack = (uintptr_t)vm->stack;
+	__u64 addr = base + (__s64)off;
+
+	if (base - stack <= VM_STACK_SIZE && addr - stack <= VM_STACK_SIZE - size)
+		return vm->stack + (addr - stack);
+	vm->pc = pc;	/* for the message of a fault */
+	return mem(vm, base, off, size, write);
+}
+
+#define ALU_CASES(CL, T, OP, EXPR)						\
+	case CL | OP | BPF_K: { T d = r[in->dst_reg], s = (T)(__s64)in->imm;	\
+		r[in->dst_reg] = (T)(EXPR); break; }				\
+	case CL | OP | BPF_X: { T d = r[in->dst_reg], s = r[in->src_reg];	\
+		r[in->dst_reg] = (T)(EXPR); break; }
+#define JMP_CASES(CL, T, OP, EXPR)						\
+	case CL | OP | BPF_K: { T d = r[in->dst_reg], s = (T)(__s64)in->imm;	\
+		pc += (EXPR) ? in->off : 0; break; }				\
+	case CL | OP | BPF_X: { T d = r[in->dst_reg], s = r[in->src_reg];	\
+		pc += (EXPR) ? in->off : 0; break; }
+#define MEM_CASES(SZ, T)							\
+	case BPF_LDX | BPF_MEM | SZ:						\
+		p = fast_mem(vm, pc, r[in->src_reg], in->off, sizeof(T), false);	\
+		if (!p) return -1;						\
+		{ T v; memcpy(&v, p, sizeof(T)); r[in->dst_reg] = v; } break;	\
+	case BPF_STX | BPF_MEM | SZ:						\
+		p = fast_mem(vm, pc, r[in->dst_reg], in->off, sizeof(T), true);	\
+		if (!p) return -1;						\
+		{ T v = r[in->src_reg]; memcpy(p, &v, sizeof(T)); } break;	\
+	case BPF_ST | BPF_MEM | SZ:						\
+		p = fast_mem(vm, pc, r[in->dst_reg], in->off, sizeof(T), true);	\
+		if (!p) return -1;						\
+		{ T v = in->imm; memcpy(p, &v, sizeof(T)); } break;
+
+/*
+ * The loop without strict checks or tracing: the instructions generated
+ * programs run most are decoded by one switch on the opcode (operands were
+ * checked by vm_load()); the others go through step().
+ */
+static int run_fast(struct vm *vm, __u32 *ret)
+{
+	const struct bpf_insn *prog = vm->prog, *in;
+	__u64 *r = vm->r;
+	long steps = VM_MAX_STEPS;
+	unsigned char *p;
+	int pc = 0;
+
+	for (;; pc++) {
+		if (--steps < 0 || (unsigned int)pc >= (unsigned int)vm->n) {
+			vm->pc = pc;
+			return steps < 0 ? fault(vm, "more than %d instructions run", VM_MAX_STEPS) :
+			       fault(vm, "outside the program (%d instructions)", vm->n);
+		}
+		in = &prog[pc];
+		switch (in->code) {
+		ALU_CASES(BPF_ALU64, __u64, BPF_ADD, d + s)
+		ALU_CASES(BPF_ALU64, __u64, BPF_SUB, d - s)
+		ALU_CASES(BPF_ALU64, __u64, BPF_AND, d & s)
+		ALU_CASES(BPF_ALU64, __u64, BPF_OR, d | s)
+		ALU_CASES(BPF_ALU64, __u64, BPF_XOR, d ^ s)
+		ALU_CASES(BPF_ALU64, __u64, BPF_MOV, ((void)d, s))
+		ALU_CASES(BPF_ALU64, __u64, BPF_LSH, d << (s & 63))
+		ALU_CASES(BPF_ALU64, __u64, BPF_RSH, d >> (s & 63))
+		ALU_CASES(BPF_ALU, __u32, BPF_ADD, d + s)
+		ALU_CASES(BPF_ALU, __u32, BPF_SUB, d - s)
+		ALU_CASES(BPF_ALU, __u32, BPF_AND, d & s)
+		ALU_CASES(BPF_ALU, __u32, BPF_OR, d | s)
+		ALU_CASES(BPF_ALU, __u32, BPF_MOV, ((void)d, s))
+		ALU_CASES(BPF_ALU, __u32, BPF_LSH, d << (s & 31))
+		ALU_CASES(BPF_ALU, __u32, BPF_RSH, d >> (s & 31))
+		JMP_CASES(BPF_JMP, __u64, BPF_JEQ, d == s)
+		JMP_CASES(BPF_JMP, __u64, BPF_JNE, d != s)
+		JMP_CASES(BPF_JMP, __u64, BPF_JGT, d > s)
+		JMP_CASES(BPF_JMP, __u64, BPF_JGE, d >= s)
+		JMP_CASES(BPF_JMP, __u64, BPF_JLT, d < s)
+		JMP_CASES(BPF_JMP, __u64, BPF_JLE, d <= s)
+		JMP_CASES(BPF_JMP, __u64, BPF_JSET, d & s)
+		JMP_CASES(BPF_JMP, __s64, BPF_JSGT, d > s)
+		JMP_CASES(BPF_JMP, __s64, BPF_JSGE, d >= s)
+		JMP_CASES(BPF_JMP, __s64, BPF_JSLT, d < s)
+		JMP_CASES(BPF_JMP, __s64, BPF_JSLE, d <= s)
+		JMP_CASES(BPF_JMP32, __u32, BPF_JEQ, d == s)
+		JMP_CASES(BPF_JMP32, __u32, BPF_JNE, d != s)
+		JMP_CASES(BPF_JMP32, __u32, BPF_JGT, d > s)
+		JMP_CASES(BPF_JMP32, __u32, BPF_JGE, d >= s)
+		JMP_CASES(BPF_JMP32, __u32, BPF_JLT, d < s)
+		JMP_CASES(BPF_JMP32, __u32, BPF_JLE, d <= s)
+		MEM_CASES(BPF_B, __u8)
+		MEM_CASES(BPF_H, __u16)
+		MEM_CASES(BPF_W, __u32)
+		MEM_CASES(BPF_DW, __u64)
+		case BPF_JMP | BPF_JA:
+			pc += in->off;
+			break;
+		case BPF_JMP | BPF_EXIT:
+			*ret = (__u32)r[BPF_REG_0];
+			return 0;
+		default:
+			vm->pc = pc;
+			if (!step(vm, in)) {
+				*ret = 0;
+				return vm->fault ? -1 : 0;
+			}
+			if (vm->fault)
+				return -1;
+			pc = vm->pc;
+			break;
+		}
+	}
+}
+
 int vm_run(struct vm *vm, const struct vm_skb *skb, __u32 *ret)
 {
 	long steps;
@@ -965,10 +1079,11 @@ int vm_run(struct vm *vm, const struct vm_skb *skb, __u32 *ret)
 	vm->r[BPF_REG_1] = (uintptr_t)&vm->ctx;
 	vm->r[BPF_REG_10] = (uintptr_t)(vm->stack + VM_STACK_SIZE);
 	vm->set = 1u << BPF_REG_1 | 1u << BPF_REG_10;
-	if (vm->strict)
-		memset(vm->stack_set, 0, sizeof(vm->stack_set));
 	if (!vm->n)
 		return fail(vm, 0, "no program loaded");
+	if (!vm->strict && !vm->trace)
+		return run_fast(vm, ret);
+	memset(vm->stack_set, 0, sizeof(vm->stack_set));
 	for (steps = 0; steps < VM_MAX_STEPS; steps++) {
 		const struct bpf_insn *in;
 

@@ -9,11 +9,17 @@
 static struct vm *test_vm;
 static int test_fd[VM_MAX_FD];	/* test fd -> engine handle */
 static char test_msg[300];
+static int test_strict = 1;
+
+void vm_set_strict(int strict)
+{
+	test_strict = strict;
+}
 
 static struct vm *the_vm(void)
 {
 	if (!test_vm) {
-		test_vm = vm_new(1);
+		test_vm = vm_new(test_strict);
 		if (!test_vm)
 			abort();
 		if (getenv("EBPF_VM_TRACE"))

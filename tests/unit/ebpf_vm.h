@@ -39,6 +39,8 @@ int vm_map_count(int fd);
 int vm_map_entry(int fd, int i, const void **key, void **value);
 /* Forget all maps. */
 void vm_reset(void);
+/* From the next vm_reset() on: a strict engine (the default) or not. */
+void vm_set_strict(int strict);
 /* Run n instructions on skb: R0 as the kernel returns it (u32), or VM_TRAP. */
 long vm_exec(const struct bpf_insn *insns, int n, const struct vm_skb *skb);
 /* Why the last vm_exec() trapped. */
