@@ -19,6 +19,7 @@ struct capture {
 	int dlt;
 	unsigned int snaplen;
 	unsigned long records;
+	long pos;		/* pcap (not pcapng) file: offset of the next record */
 	unsigned char *frame;	/* an Ethernet header put in front of a payload */
 };
 
@@ -64,6 +65,11 @@ struct capture *capture_open(const char *path, char *err, size_t errlen)
 	c->p = p;
 	c->dlt = dlt;
 	c->snaplen = pcap_snapshot(p);
+	/* A pcap file's records follow its 24-byte header (pcapng's blocks do
+	 * not); a pipe has no offsets. */
+	c->pos = ftell(pcap_file(p));
+	if (c->pos != 24)
+		c->pos = -1;
 	return c;
 }
 
@@ -148,6 +154,26 @@ static void raw_ip(struct capture *c, struct vm_skb *skb, const unsigned char *d
 	ether(c, skb, NULL, version == 4 ? ETH_P_IP : version == 6 ? ETH_P_IPV6 : 0, d, caplen);
 }
 
+/*
+ * libpcap cuts a record longer than the file's snapshot length down to it
+ * and skips the rest: in a pcap file, the record's own length is where
+ * the next one starts.
+ */
+static int oversized(struct capture *c, unsigned int caplen, char *err, size_t errlen)
+{
+	long pos = c->pos >= 0 ? ftell(pcap_file(c->p)) : -1, stored = caplen;
+
+	if (pos >= 0) {
+		stored = pos - c->pos - 16;	/* a pcap record header is 16 bytes */
+		c->pos = pos;
+	}
+	if (stored <= (long)c->snaplen && caplen <= MAX_FRAME - ETH_HLEN)
+		return 0;
+	snprintf(err, errlen, "record %lu: %ld bytes captured, more than the file's snapshot "
+		 "length of %u", c->records + 1, stored, c->snaplen);
+	return 1;
+}
+
 int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err,
 		 size_t errlen)
 {
@@ -162,11 +188,8 @@ int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err
 		err[strcspn(err, "\r\n")] = '\0';
 		return -1;
 	}
-	if (h->caplen > c->snaplen || h->caplen > MAX_FRAME - ETH_HLEN) {
-		snprintf(err, errlen, "record %lu: %u bytes captured, more than the file's "
-			 "snapshot length of %u", c->records + 1, h->caplen, c->snaplen);
+	if (oversized(c, h->caplen, err, errlen))
 		return -1;
-	}
 	c->records++;
 	memset(skb, 0, sizeof(*skb));
 	*ts = h->ts.tv_sec * 1000000000LL + h->ts.tv_usec;	/* tv_usec holds ns */

@@ -549,12 +549,19 @@ static void key_vlan(struct gen *g, const struct key *k, int dst, int *trunc, in
  * Check that the field's layer is there and the frame holds the field;
  * return the register its offset counts from.  Jumps of *trunc say it is
  * truncated; those of *other leave r0 = what the guard read, for
- * key_status() to tell.
+ * key_status() to tell; those of *absent say it is absent.
  */
-static int key_guard(struct gen *g, const struct field *f, int *trunc, int *other)
+static int key_guard(struct gen *g, const struct field *f, int *trunc, int *absent,
+		     int *other)
 {
 	int base = field_base(f), end = f->off + f->width;
 
+	/* ICMP of the other IP version: absent, even if its header is cut */
+	if (f->layer == LAYER_ICMP || f->layer == LAYER_ICMP6) {
+		emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP,
+				       f->layer == LAYER_ICMP ? SLOT_IP4 : SLOT_IP6));
+		emit_jmp(g, BPF_JEQ, BPF_REG_0, NOT_THERE, absent);
+	}
 	if (base == FRAME) {
 		emit_jmp(g, BPF_JLT, R_LEN, end, trunc);
 	} else if (base == R_L3) {
@@ -637,7 +644,7 @@ static void gen_key(struct gen *g, int i)
 		store_value(g, k, dst, 0);
 		break;
 	case READ_HEADER:
-		take(g, k, key_guard(g, f, &trunc, &other), f->off, dst);
+		take(g, k, key_guard(g, f, &trunc, &absent, &other), f->off, dst);
 		break;
 	}
 	key_status(g, i, f, trunc, absent, other);

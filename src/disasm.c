@@ -2,7 +2,7 @@
 /* Listings of generated programs, in the verifier's notation. */
 #include <stdio.h>
 
-#include "codegen.h"
+#include "layout.h"
 #include "disasm.h"
 
 static const char *const alu_ops[16] = {

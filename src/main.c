@@ -19,10 +19,8 @@
 
 #include "attach.h"
 #include "capture.h"
-#include "codegen.h"
 #include "compile.h"
 #include "disasm.h"
-#include "filter.h"
 #include "load.h"
 #include "maps.h"
 #include "output.h"
@@ -407,6 +405,8 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 			break;
 		engine_run(&en, &skb, capture_records(cap));
 	}
+	if (ret < 0 && !capture_records(cap))
+		die("%s", err);		/* as tcpdump: nothing read, nothing printed */
 	if (capture_records(cap) && (!o->count || n < o->count)) {
 		n++;
 		interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
