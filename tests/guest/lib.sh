@@ -42,3 +42,25 @@ send_go() {
 	craft -q -i eth0 -c 5 -g 1:500000 \
 		"udp4,src=$EBPFCOUNT_SELF,dst=$EBPFCOUNT_PEER,smac=52:54:00:12:34:01,dmac=52:54:00:12:34:02,dport=9999"
 }
+
+# parser_table: the expressions every kind of program is tested with, one a
+# line: every field alone and behind a where clause, then combinations
+parser_table() {
+	echo count
+	for f in $(ebpfcount --list-fields | cut -d' ' -f1); do
+		echo "count by $f"
+		echo "count by $f where ip or ip6 or arp"
+	done
+	cat <<END
+count by ip.src/8, ip.dst/31, ipv6.src/1, ipv6.dst/127
+count by eth.src, eth.dst, eth.type, vlan.id, frame.len, ip.src, ip.dst, ip.proto
+count by ipv6.src, ipv6.dst, ipv6.nxt, tcp.srcport, tcp.dstport, tcp.flags, udp.srcport, udp.dstport
+count by ip.proto where tcp port 443 and not net 198.18.0.0/16
+count by vlan.id where vlan 42
+count by ip.src where inbound and ip[6:2] & 0x1fff != 0
+count by tcp.flags where tcp[tcpflags] & (tcp-syn|tcp-fin) != 0
+count by udp.dstport where ip6 and udp portrange 1-1024
+count by icmp.type where icmp or icmp6
+count by frame.len where greater 1000 or less 64
+END
+}

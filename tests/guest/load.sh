@@ -5,26 +5,12 @@
 # where that pays) and reading the frame with LD_ABS only (as without
 # CAP_PERFMON, through tests/progs/bench_prog); errors are one clear line.
 . /tests/tap.sh
+. /tests/guest/lib.sh
 
 quietly() { "$@" >/dev/null; }
 has() { echo "$1" | grep -q "$2"; }
 
-fields=$(ebpfcount --list-fields | cut -d' ' -f1)
-exprs="count"
-for f in $fields; do exprs="$exprs
-count by $f
-count by $f where ip or ip6 or arp"; done
-exprs="$exprs
-count by ip.src/8, ip.dst/31, ipv6.src/1, ipv6.dst/127
-count by eth.src, eth.dst, eth.type, vlan.id, frame.len, ip.src, ip.dst, ip.proto
-count by ipv6.src, ipv6.dst, ipv6.nxt, tcp.srcport, tcp.dstport, tcp.flags, udp.srcport, udp.dstport
-count by ip.proto where tcp port 443 and not net 198.18.0.0/16
-count by vlan.id where vlan 42
-count by ip.src where inbound and ip[6:2] & 0x1fff != 0
-count by tcp.flags where tcp[tcpflags] & (tcp-syn|tcp-fin) != 0
-count by udp.dstport where ip6 and udp portrange 1-1024
-count by icmp.type where icmp or icmp6
-count by frame.len where greater 1000 or less 64"
+exprs=$(parser_table)
 
 n=$(echo "$exprs" | wc -l)
 plan $((n + 10))

@@ -7,6 +7,7 @@
 # with the JIT on and off: a differential test of the engine against the
 # real verifier, interpreter and JIT.
 . /tests/tap.sh
+. /tests/guest/lib.sh
 
 F=/tmp/frames.pcap
 craft -q -w $F udp4,n=7,dport=53 udp4,n=5,sport=5353,srcrange=5 \
@@ -18,20 +19,8 @@ craft -q -w $F udp4,n=7,dport=53 udp4,n=5,sport=5353,srcrange=5 \
 	tcp4,n=2,trunc=40 udp6,n=1,trunc=50 udp6,n=1,ext=hop,trunc=60 \
 	udp4,n=2,len=1514,dport=7 udp4,n=1,len=4000,dport=8
 
-exprs="count"
-for f in $(ebpfcount --list-fields | cut -d' ' -f1); do exprs="$exprs
-count by $f
-count by $f where ip or ip6 or arp"; done
-exprs="$exprs
-count by ip.src/8, ip.dst/31, ipv6.src/1, ipv6.dst/127
-count by eth.src, eth.dst, eth.type, vlan.id, frame.len, ip.src, ip.dst, ip.proto
-count by ipv6.src, ipv6.dst, ipv6.nxt, tcp.srcport, tcp.dstport, tcp.flags, udp.srcport, udp.dstport
-count by ip.proto where tcp port 443 and not net 198.18.0.0/16
+exprs="$(parser_table)
 count by vlan.id, ip.proto where vlan and udp
-count by tcp.flags where tcp[tcpflags] & (tcp-syn|tcp-fin) != 0
-count by udp.dstport where ip6 and udp portrange 1-1024
-count by icmp.type where icmp or icmp6
-count by frame.len where greater 1000 or less 64
 count by ip.src, udp.srcport where len > 100"
 
 n=$(echo "$exprs" | wc -l)
