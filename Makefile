@@ -92,7 +92,7 @@ demo: deps
 	@qemu-env/demo.sh
 
 bench-deps:
-	@qemu-env/deps.sh clang llvm
+	@qemu-env/deps.sh clang llvm time
 
 bench: deps bench-deps
 	@$(MAKE) --no-print-directory all kernel $(BPF_OBJS)
