@@ -397,7 +397,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	while (!stop && (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
 		if (capture_records(cap) == 1)
 			start = ts;
-		while (ts - start >= (n + 1) * step && (!o->count || n < o->count)) {
+		while (!stop && ts - start >= (n + 1) * step && (!o->count || n < o->count)) {
 			n++;
 			interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
 		}

@@ -465,7 +465,9 @@ static int check_insn(struct vm *vm, int i)
 		return fail(vm, i, "no register r%d", in->dst_reg > 10 ? in->dst_reg : in->src_reg);
 	if (!known_opcode(in->code))
 		return fail(vm, i, "unknown opcode %#x", in->code);
-	if (writes_dst(in->code) && in->dst_reg == BPF_REG_10)
+	if ((writes_dst(in->code) && in->dst_reg == BPF_REG_10) ||
+	    (in->code == (BPF_STX | BPF_ATOMIC | BPF_SIZE(in->code)) && in->imm & BPF_FETCH &&
+	     in->src_reg == BPF_REG_10))
 		return fail(vm, i, "write to r10");
 	if ((cl == BPF_ALU || cl == BPF_ALU64) && op != BPF_END && in->off)
 		return fail(vm, i, "ALU with an offset (signed division, movsx)");
@@ -604,7 +606,7 @@ static unsigned char *mem(struct vm *vm, __u64 base, __s16 off, __u32 size, bool
 	__u64 addr = base + (__s64)off;
 
 	if (base - stack <= VM_STACK_SIZE) {
-		if (addr - stack <= VM_STACK_SIZE - size)
+		if (size <= VM_STACK_SIZE && addr - stack <= VM_STACK_SIZE - size)
 			return stack_mem(vm, addr - stack, size, write);
 		return fault(vm, "access at fp%+lld, size %u, outside the stack",
 			     (long long)(addr - stack - VM_STACK_SIZE), size), NULL;
@@ -1076,6 +1078,7 @@ int vm_run(struct vm *vm, const struct vm_skb *skb, __u32 *ret)
 	vm->pc = 0;
 	vm->msg[0] = '\0';
 	ctx_init(&vm->ctx, skb);
+	memset(vm->r, 0, sizeof(vm->r));	/* nothing carries over from a packet */
 	vm->r[BPF_REG_1] = (uintptr_t)&vm->ctx;
 	vm->r[BPF_REG_10] = (uintptr_t)(vm->stack + VM_STACK_SIZE);
 	vm->set = 1u << BPF_REG_1 | 1u << BPF_REG_10;
