@@ -31,7 +31,7 @@ done <<END
 $(echo "$exprs" | grep -v ' where ' ; echo "$exprs" | grep ' where ip or ip6 or arp$')
 END
 ok "all $i without a where clause or behind 'ip or ip6 or arp' load and count with LD_ABS" \
-	quietly bench_prog -r 4 -n 1 "$@"
+	quietly bench_prog -1 -r 4 -n 1 "$@"
 
 mode() { ebpfcount -v -d "$1" 2>&1 >/dev/null | sed -n 's/^ebpfcount: reading the frame //p'; }
 is "$(mode 'count by ip.proto')" "with LD_ABS (two reads or fewer)" "-v: one field read by LD_ABS"

@@ -5,7 +5,7 @@
  * code generator and loader (linked from src/), next to programs compiled
  * from C by clang and loaded with libbpf.
  *
- *   bench_prog [-r REPEAT] [-n ROUNDS] CASE...
+ *   bench_prog [-1] [-r REPEAT] [-n ROUNDS] CASE...
  *
  * CASE is NAME=ebpfcount:EXPRESSION, NAME=ebpfcount-ld:EXPRESSION (the
  * program that reads the frame with LD_ABS, as without CAP_PERFMON; see
@@ -13,7 +13,9 @@
  * program; its counting map is called "counts").  Each case is loaded with
  * the JIT (bpf_jit_enable=1), then again interpreted (0); in each mode the
  * cases run in turn, ROUNDS times, on one test frame, REPEAT times per run
- * (REPEAT/4 interpreted).  One line per case and mode:
+ * (REPEAT/4 interpreted).  With -1 one case is loaded at a time (no
+ * interleaving; for load tests whose many maps would not fit together).
+ * One line per case and mode:
  *
  *   prog NAME MODE INSNS XLATED JITED NS
  *
@@ -205,6 +207,22 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Check that every run was counted, then print the case's median. */
+static void report(struct bcase *c, int jit, int rounds)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	unsigned long long got = counted(c);
+
+	if (bpf_obj_get_info_by_fd(c->fd, &info, &len))
+		die("%s: BPF_OBJ_GET_INFO_BY_FD: %s", c->name, strerror(errno));
+	if (got != c->runs)
+		die("%s: counted %llu packets of %llu run", c->name, got, c->runs);
+	qsort(c->ns, rounds, sizeof(double), cmp_double);
+	printf("prog %s %s %d %u %u %.1f\n", c->name, jit ? "jit" : "interp",
+	       c->insns, info.xlated_prog_len / 8, info.jited_prog_len, c->ns[rounds / 2]);
+}
+
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
@@ -213,11 +231,12 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 int main(int argc, char **argv)
 {
 	struct bcase cases[MAX_CASES];
-	int repeat = 1000000, rounds = 5, n = 0, mode, i, r, opt;
+	int repeat = 1000000, rounds = 5, n = 0, alone = 0, mode, first, last, i, r, opt;
 	cpu_set_t set;
 
-	while ((opt = getopt(argc, argv, "r:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "1r:n:")) != -1) {
 		switch (opt) {
+		case '1': alone = 1; break;
 		case 'r': repeat = atoi(optarg); break;
 		case 'n': rounds = atoi(optarg); break;
 		default: goto usage;
@@ -251,40 +270,32 @@ int main(int argc, char **argv)
 		int rep = mode ? repeat : repeat / 4;
 
 		set_jit(mode);
-		for (i = 0; i < n; i++) {
-			if (cases[i].expr)
-				load_ebpfcount(&cases[i]);
-			else
-				load_object(&cases[i]);
-		}
-		/* warm up: inserts the keys, faults everything in */
-		for (i = 0; i < n; i++)
-			run_ns(&cases[i], 1000);
-		/* interleave the cases so that drift hits them alike */
-		for (r = 0; r < rounds; r++)
-			for (i = 0; i < n; i++)
-				cases[i].ns[r] = run_ns(&cases[i], rep);
-		for (i = 0; i < n; i++) {
-			struct bcase *c = &cases[i];
-			struct bpf_prog_info info = { 0 };
-			__u32 len = sizeof(info);
-			unsigned long long got = counted(c);
-
-			if (bpf_obj_get_info_by_fd(c->fd, &info, &len))
-				die("%s: BPF_OBJ_GET_INFO_BY_FD: %s", c->name, strerror(errno));
-			if (got != c->runs)
-				die("%s: counted %llu packets of %llu run", c->name, got, c->runs);
-			qsort(c->ns, rounds, sizeof(double), cmp_double);
-			printf("prog %s %s %d %u %u %.1f\n", c->name, mode ? "jit" : "interp",
-			       c->insns, info.xlated_prog_len / 8, info.jited_prog_len,
-			       c->ns[rounds / 2]);
-			unload(c);
+		/* alone: one case at a time, for the many big maps of a load test */
+		for (first = 0; first < n; first = last) {
+			last = alone ? first + 1 : n;
+			for (i = first; i < last; i++) {
+				if (cases[i].expr)
+					load_ebpfcount(&cases[i]);
+				else
+					load_object(&cases[i]);
+			}
+			/* warm up: inserts the keys, faults everything in */
+			for (i = first; i < last; i++)
+				run_ns(&cases[i], 1000);
+			/* interleave the cases so that drift hits them alike */
+			for (r = 0; r < rounds; r++)
+				for (i = first; i < last; i++)
+					cases[i].ns[r] = run_ns(&cases[i], rep);
+			for (i = first; i < last; i++) {
+				report(&cases[i], mode, rounds);
+				unload(&cases[i]);
+			}
 		}
 	}
 	set_jit(1);
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench_prog [-r REPEAT] [-n ROUNDS<=%d] NAME=ebpfcount[-ld]:EXPR|"
+	fprintf(stderr, "usage: bench_prog [-1] [-r REPEAT] [-n ROUNDS<=%d] NAME=ebpfcount[-ld]:EXPR|"
 		"NAME=FILE.bpf.o...\n", MAX_ROUNDS);
 	return 2;
 }
