@@ -190,14 +190,14 @@ int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err
 	}
 	if (oversized(c, h->caplen, err, errlen))
 		return -1;
-	c->records++;
-	memset(skb, 0, sizeof(*skb));
 	/* tv_usec holds ns */
 	if (__builtin_mul_overflow((long long)h->ts.tv_sec, 1000000000LL, ts) ||
 	    __builtin_add_overflow(*ts, (long long)h->ts.tv_usec, ts)) {
-		snprintf(err, errlen, "record %lu: time stamp out of range", c->records);
+		snprintf(err, errlen, "record %lu: time stamp out of range", c->records + 1);
 		return -1;
 	}
+	c->records++;
+	memset(skb, 0, sizeof(*skb));
 	if (c->dlt == DLT_EN10MB) {
 		skb->data = d;
 		skb->len = h->caplen;

@@ -52,9 +52,9 @@ int program_build(struct program *p, const char *expr, const struct build_opts *
 		      &p->e, msg, sizeof(msg));
 	if (p->q.filter)
 		filter_free(&f);
-	if (ret) {
+	if (ret) {	/* only a where clause can make codegen fail */
 		program_free(p);
-		return fail(err, -1, msg);
+		return fail(err, p->q.filter ? p->q.filter_pos : -1, msg);
 	}
 	return 0;
 }

@@ -120,7 +120,7 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 {
 	int n = bytes_of[size], slow = NO_JUMP, done = NO_JUMP;
 
-	if (mode == FRAME_LD_ABS || off < 0 || (base < 0 && off + n > FRAME_WIN_LEN)) {
+	if (mode == FRAME_LD_ABS || off < 0 || (base < 0 && off > FRAME_WIN_LEN - n)) {
 		ld_abs(e, size, base, off);
 		return;
 	}

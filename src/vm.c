@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/filter.h>
+#include <linux/if_ether.h>
 
 #include "vm.h"
 
@@ -827,17 +828,24 @@ static void call(struct vm *vm, const struct bpf_insn *in)
 	wr(vm, BPF_REG_0, r0);
 }
 
-/* LD_ABS/LD_IND: r0 = big-endian packet bytes; outside, return 0. */
+/*
+ * LD_ABS/LD_IND: r0 = big-endian packet bytes; outside, return 0.  As in
+ * the kernel, an offset from SKF_NET_OFF is one from the network header
+ * (after the Ethernet header), one from SKF_LL_OFF from the frame's start:
+ * LD_IND reaches them when X + k wraps below 0.
+ */
 static bool ld_pkt(struct vm *vm, const struct bpf_insn *in)
 {
 	int size = size_of(in->code), i;
 	__u64 x = BPF_MODE(in->code) == BPF_IND ? rd(vm, in->src_reg) : 0, v = 0;
-	__s32 off = (__s32)(__u32)(x + (__u64)(__s64)in->imm);
+	__s64 off = (__s32)(__u32)(x + (__u64)(__s64)in->imm);
 
 	if (rd(vm, BPF_REG_6) != (uintptr_t)&vm->ctx)
 		return fault(vm, "LD_ABS/LD_IND without the context in r6"), false;
-	if (off < 0 && off >= SKF_LL_OFF)
-		return fault(vm, "SKF_NET_OFF/SKF_LL_OFF loads are not supported"), false;
+	if (off < 0 && off >= SKF_NET_OFF)
+		off += ETH_HLEN - SKF_NET_OFF;
+	else if (off < SKF_NET_OFF && off >= SKF_LL_OFF)
+		off -= SKF_LL_OFF;
 	clobber(vm);
 	if (off < 0 || (__u64)off + size > vm->skb->len)
 		return false;

@@ -16,9 +16,10 @@
  * JMP32, LDX/STX/ST MEM, STX ATOMIC (add, and, or, xor, with or without
  * BPF_FETCH), LD_IMM64 (a constant or BPF_PSEUDO_MAP_FD), LD_ABS and
  * LD_IND (big-endian; a load outside the packet ends the program with 0,
- * as in the kernel); the helpers map_lookup_elem, map_update_elem,
- * skb_load_bytes, get_smp_processor_id and get_prandom_u32; reads of the
- * __sk_buff fields in struct vm_skb.  Entry state as in the kernel: R1 =
+ * as in the kernel, and offsets from SKF_NET_OFF and SKF_LL_OFF read as
+ * the kernel reads them on an Ethernet device); the helpers
+ * map_lookup_elem, map_update_elem, skb_load_bytes, get_smp_processor_id
+ * and get_prandom_u32; reads of the __sk_buff fields in struct vm_skb.  Entry state as in the kernel: R1 =
  * the context, R10 = the top of a 512-byte stack.  The engine is one CPU:
  * a per-CPU map has one value per entry.
  *

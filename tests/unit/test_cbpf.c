@@ -575,6 +575,8 @@ static const struct hand hands[] = {
 	  A_IS(0x0a000001)), 1, 0 },
 	{ "ldh abs beyond the end rejects", PROG(S(BPF_LD | BPF_H | BPF_ABS, 53), RET_OK), 0, 1 },
 	{ "ldb abs of the last byte", PROG(S(BPF_LD | BPF_B | BPF_ABS, 53), RET_OK), 1, 1 },
+	{ "ldb abs at 0x7fffffff rejects", PROG(S(BPF_LD | BPF_B | BPF_ABS, 0x7fffffff), RET_OK),
+	  0, 1 },
 	{ "ld abs", PROG(S(BPF_LD | BPF_W | BPF_ABS, 26), A_IS(0x0a000001)), 1, 1 },
 	{ "st, ldx M[15]", PROG(LDI(5), S(BPF_ST, 15), S(BPF_LDX | BPF_MEM, 15), TXA, A_IS(5)), 1, 1 },
 	{ "stx, ld M[0]", PROG(LDXI(9), S(BPF_STX, 0), S(BPF_LD | BPF_MEM, 0), A_IS(9)), 1, 1 },

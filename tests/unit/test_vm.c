@@ -238,6 +238,13 @@ int main(void)
 		  0x1213, NULL },
 		{ "ld_abs beyond the end returns 0", PROG(BPF_MOV64_REG(R6, R1), LD_ABS(H, 19), RET(5)),
 		  0, NULL },
+		{ "ld_ind at SKF_LL_OFF + 2 reads the frame", PROG(BPF_MOV64_REG(R6, R1),
+		  BPF_MOV64_IMM(R7, SKF_LL_OFF), LD_IND(B, R7, 2), EXIT), 2, NULL },
+		{ "ld_ind at SKF_NET_OFF + 1 reads after the Ethernet header", PROG(
+		  BPF_MOV64_REG(R6, R1), BPF_MOV64_IMM(R7, SKF_NET_OFF), LD_IND(B, R7, 1), EXIT),
+		  15, NULL },
+		{ "ld_ind at -1 (the network header + 1M - 1) returns 0", PROG(BPF_MOV64_REG(R6, R1),
+		  BPF_MOV64_IMM(R7, -1), LD_IND(B, R7, 0), RET(5)), 0, NULL },
 		{ "ld_abs clobbers r1-r5", PROG(BPF_MOV64_REG(R6, R1), BPF_MOV64_IMM(R2, 1),
 		  LD_ABS(B, 0), BPF_MOV64_REG(R0, R2), EXIT), VM_TRAP, "r2 read before" },
 		{ "skb_load_bytes", PROG(BPF_MOV64_IMM(R2, 17), BPF_MOV64_REG(R3, R10),
