@@ -58,6 +58,7 @@ struct cbpf {
 	unsigned int need;	/* state read before written: zero it first */
 	int accept;
 	int reject;
+	bool accepts;		/* some path accepts the packet */
 	enum frame_mode mode;
 	int len_reg;
 	char *err;
@@ -358,8 +359,12 @@ static void flow(struct cbpf *c)
 			continue;
 		c->need |= reads(&c->f[i]) & ~c->s[i].in;
 		out = c->s[i].in | writes(&c->f[i]);
+		if (c->f[i].code == (BPF_RET | BPF_A) ||
+		    (c->f[i].code == (BPF_RET | BPF_K) && c->f[i].k))
+			c->accepts = true;
 		k = succ(c, i, d);
 		for (j = 0; j < k; j++) {
+			c->accepts |= d[j] == DEST_ACCEPT;
 			if (d[j] < 0)
 				continue;
 			c->s[d[j]].reach = true;
@@ -611,6 +616,14 @@ static int emit_all(struct cbpf *c, int *reject)
 	unsigned int i;
 
 	flow(c);
+	/*
+	 * libpcap's optimizer does not always see it (a constant comparison
+	 * whose branches both reject, as in "tcp and 1 > 2"): the code after
+	 * the filter would be unreachable, which the verifier refuses.  Say
+	 * what libpcap says when it sees it.
+	 */
+	if (!c->accepts)
+		return fail(c, -1, "expression rejects all packets");
 	emit_prologue(c);
 	for (i = 0; i < c->n; i++) {
 		if (!c->s[i].reach)
