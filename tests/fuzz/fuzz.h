@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the fuzz targets share: reading the fuzz input, frames (a few real
+ * ones, and ones derived from the input), classic programs translated and
+ * run in the engine, and the places where libpcap and Linux differ.
+ * Each target is one file that includes this one (static functions only).
+ */
+#ifndef EBPFCOUNT_FUZZ_H
+#define EBPFCOUNT_FUZZ_H
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/if_ether.h>
+
+#include "cbpf.h"
+#include "emit.h"
+#include "filter.h"
+#include "vm.h"
+
+#define FRAME_MAX	512
+
+/* A finding: say what, and abort() so that libFuzzer keeps the input. */
+static __attribute__((format(printf, 1, 2), noreturn)) void fuzz_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "FINDING: ");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+/*
+ * A smaller quarantine than ASan's 256 MB: freed memory is reused while
+ * still in the cache, for a third more inputs a second.
+ */
+const char *__asan_default_options(void)
+{
+	return "quarantine_size_mb=16";
+}
+
+/*
+ * libpcap resolves names in filters (`host foo`, a bare `foo`) with
+ * getaddrinfo(): keep the targets off the network, numeric addresses only.
+ */
+int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+		struct addrinfo **res)
+{
+	static int (*real)(const char *, const char *, const struct addrinfo *,
+			   struct addrinfo **);
+	struct addrinfo h = { 0 };
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "getaddrinfo");
+	if (!real)
+		return EAI_FAIL;
+	if (hints)
+		h = *hints;
+	h.ai_flags |= AI_NUMERICHOST | AI_NUMERICSERV;
+	return real(node, service, &h, res);
+}
+
+/* ---- the input ---- */
+
+struct in {
+	const uint8_t *p;
+	size_t n;
+};
+
+static inline unsigned int in_u8(struct in *in)
+{
+	if (!in->n)
+		return 0;
+	in->n--;
+	return *in->p++;
+}
+
+static inline unsigned int in_u16(struct in *in)
+{
+	unsigned int v = in_u8(in) << 8;
+
+	return v | in_u8(in);
+}
+
+static inline uint32_t in_u32(struct in *in)
+{
+	uint32_t v = (uint32_t)in_u16(in) << 16;
+
+	return v | in_u16(in);
+}
+
+/* ---- frames ---- */
+
+/* Real frames, as a capture file shows them (VLAN tags inline). */
+static const char *const frame_hex[] = {
+	/* IPv4 TCP SYN 10.0.0.1:40000 > 198.18.0.1:443 */
+	"020000000002020000000001" "0800"
+	"450000281234000040060000" "0a000001c6120001"
+	"9c4001bb000003e800000000" "50020000ffff0000",
+	/* IPv4 UDP 198.19.0.1:53 > 10.0.0.1:33000, 12 bytes */
+	"020000000002020000000001" "0800"
+	"450000281234000040110000" "c61300010a000001"
+	"003580e80014000001020304" "05060708090a0b0c",
+	/* IPv4 ICMP echo, 8 bytes */
+	"ffffffffffff020000000001" "0800"
+	"450000241234000040010000" "0a000001c6120001"
+	"0800000012340001deadbeef" "deadbeef",
+	/* IPv4 with 3 option words, TCP ACK 22 > 5555 */
+	"020000000002525400123401" "0800"
+	"480000341234400040060000" "c61207070a010203" "010101010101010101010101"
+	"001615b3000003e8000007d0" "50100000ffff0000",
+	/* IPv4 later fragment, proto 6 */
+	"020000000002020000000001" "0800"
+	"4500001c123400b940060000" "0a000001c6120001" "deadbeefdeadbeef",
+	/* IPv6 TCP 50000 > 443 */
+	"333300000001020000000001" "86dd"
+	"6000000000140640" "20010db8000000000000000000000001"
+	"20010002000000000000000000000001"
+	"c35001bb000003e800000000" "50020000ffff0000",
+	/* IPv6 hop-by-hop header, then UDP 1000 > 53 */
+	"020000000002020000000001" "86dd"
+	"6000000000100040" "20010db8000000000000000000000003"
+	"20010002000000000000000000000002"
+	"1100010400000000" "03e800350008abcd",
+	/* IPv6 ICMPv6 echo */
+	"020000000002020000000001" "86dd"
+	"60000000000c3a40" "20010db8000000000000000000000001"
+	"20010002000000000000000000000001" "8000000012340001deadbeef",
+	/* VLAN 42, IPv4 TCP > 443 */
+	"020000000002020000000001" "8100002a" "0800"
+	"450000281234000040060000" "0a000001c6120001"
+	"9c4001bb000003e800000000" "50020000ffff0000",
+	/* QinQ 88a8 100, 8100 7, IPv4 UDP 1 > 2 */
+	"020000000002020000000001" "88a80064" "81000007" "0800"
+	"450000201234000040110000" "0a0000010a000002" "00010002000c000001020304",
+	/* ARP who-has 198.18.0.1 */
+	"ffffffffffff020000000001" "0806"
+	"0001080006040001020000000001c6120002" "000000000000c6120001",
+	/* 802.3 LLC */
+	"0180c2000000020000000001" "0026" "424203000000000080000200",
+};
+
+#define NFRAMES ((int)(sizeof(frame_hex) / sizeof(frame_hex[0])))
+
+struct frame {
+	unsigned char data[FRAME_MAX];
+	unsigned int len;
+};
+
+static struct frame frames[NFRAMES];
+
+static inline void frames_init(void)
+{
+	int i;
+
+	if (frames[0].len)
+		return;
+	for (i = 0; i < NFRAMES; i++) {
+		const char *h = frame_hex[i];
+		unsigned int b;
+
+		while (*h && sscanf(h, "%2x", &b) == 1) {
+			frames[i].data[frames[i].len++] = b;
+			h += 2;
+		}
+	}
+}
+
+/*
+ * A frame made from the input: a real one with some bytes changed and cut
+ * short, or bytes of the input as they are.
+ *	u8 which (NFRAMES or more: raw), u8 length (255: the whole frame),
+ *	raw: that many bytes; else u8 changes, then u8 offset, u8 value each
+ * Returns 0 at the end of the input.
+ */
+static inline int frame_from(struct in *in, struct frame *f)
+{
+	unsigned int which, len, n, i;
+
+	if (!in->n)
+		return 0;
+	which = in_u8(in) % (NFRAMES + 1);
+	len = in_u8(in);
+	if (which == NFRAMES) {
+		f->len = len < in->n ? len : in->n;
+		memcpy(f->data, in->p, f->len);
+		in->p += f->len;
+		in->n -= f->len;
+		return 1;
+	}
+	*f = frames[which];
+	for (n = in_u8(in) % 8, i = 0; i < n; i++) {
+		unsigned int off = in_u8(in);
+
+		f->data[off % f->len] = in_u8(in);
+	}
+	if (len < f->len)
+		f->len = len;
+	return 1;
+}
+
+/* ---- classic programs ---- */
+
+/*
+ * The classic program f wrapped as a whole program, as tests/unit/test_cbpf.c
+ * does: accept 1, reject 0; in FRAME_WINDOW mode after a copy of the
+ * window, with the frame length in r9.  Returns 0, or cbpf_translate()'s error.
+ */
+static inline int translate(const struct sock_filter *f, unsigned int n, enum frame_mode mode,
+		     struct emit *e, char *err, size_t errlen)
+{
+	int reject = NO_JUMP, ret;
+
+	emit_init(e);
+	emit(e, BPF_MOV64_REG(BPF_REG_6, BPF_REG_1));
+	if (mode == FRAME_WINDOW) {
+		emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_9, BPF_REG_6, offsetof(struct __sk_buff, len)));
+		frame_copy(e, BPF_REG_9, FRAME_WIN_LEN);
+	}
+	ret = cbpf_translate(e, f, n, mode, BPF_REG_9, &reject, err, errlen);
+	emit(e, BPF_MOV64_IMM(BPF_REG_0, 1));
+	emit(e, BPF_EXIT_INSN());
+	emit_patch_here(e, reject);
+	emit(e, BPF_MOV64_IMM(BPF_REG_0, 0));
+	emit(e, BPF_EXIT_INSN());
+	return ret ? ret : e->err;
+}
+
+static inline void dump_classic(const struct sock_filter *f, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "  %s\n", bpf_image((const struct pcap_bpf_insn *)&f[i], i));
+}
+
+static inline void dump_frame(const unsigned char *p, unsigned int len)
+{
+	unsigned int i;
+
+	fprintf(stderr, "  frame of %u bytes:", len);
+	for (i = 0; i < len; i++)
+		fprintf(stderr, "%s%02x", i % 16 ? " " : "\n    ", p[i]);
+	fputc('\n', stderr);
+}
+
+/* Does f load ancillary data, which libpcap's interpreter cannot give? */
+static inline int has_ancillary(const struct sock_filter *f, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (BPF_CLASS(f[i].code) == BPF_LD && BPF_MODE(f[i].code) == BPF_ABS &&
+		    f[i].k >= (__u32)SKF_AD_OFF)
+			return 1;
+	return 0;
+}
+
+static inline uint32_t be(const unsigned char *p, unsigned int size)
+{
+	uint32_t v = 0;
+
+	while (size--)
+		v = v << 8 | *p++;
+	return v;
+}
+
+/*
+ * Where Linux, whose classic semantics cbpf.c gives the translation, and
+ * libpcap's interpreter part ways (tests/unit/test_cbpf.c leaves the same
+ * out of its random programs): a shift by X >= 32 (Linux shifts by X & 31,
+ * libpcap gives 0) and an indirect load at X + k >= 2^31 (Linux wraps at
+ * 2^32, and reads from SKF_NET_OFF and SKF_LL_OFF below 0; libpcap
+ * rejects).  Does f, run on the packet as libpcap runs it, reach one of
+ * them?  Only asked when the two verdicts differ.
+ */
+static inline int classic_diverges(const struct sock_filter *f, unsigned int n,
+			    const unsigned char *p, unsigned int buflen, unsigned int wirelen)
+{
+	uint32_t a = 0, x = 0, mem[16] = { 0 }, k;
+	unsigned int pc, size;
+
+	for (pc = 0; pc < n; pc++) {
+		const struct sock_filter *s = &f[pc];
+
+		size = BPF_SIZE(s->code) == BPF_W ? 4 : BPF_SIZE(s->code) == BPF_H ? 2 : 1;
+		switch (BPF_CLASS(s->code)) {
+		case BPF_LD:
+			switch (BPF_MODE(s->code)) {
+			case BPF_ABS:
+			case BPF_IND:
+				k = s->k;
+				if (BPF_MODE(s->code) == BPF_IND) {
+					if ((uint64_t)x + k > UINT32_MAX)
+						return 1;
+					k += x;
+					if ((int32_t)k < 0 && (int32_t)k >= SKF_LL_OFF)
+						return 1;
+				}
+				if (k > buflen || size > buflen - k)
+					return 0;
+				a = be(p + k, size);
+				break;
+			case BPF_LEN: a = wirelen; break;
+			case BPF_MEM: a = mem[s->k % 16]; break;
+			default: a = s->k; break;
+			}
+			break;
+		case BPF_LDX:
+			switch (BPF_MODE(s->code)) {
+			case BPF_MSH:
+				if (s->k >= buflen)
+					return 0;
+				x = (p[s->k] & 0xf) << 2;
+				break;
+			case BPF_LEN: x = wirelen; break;
+			case BPF_MEM: x = mem[s->k % 16]; break;
+			default: x = s->k; break;
+			}
+			break;
+		case BPF_ST: mem[s->k % 16] = a; break;
+		case BPF_STX: mem[s->k % 16] = x; break;
+		case BPF_ALU:
+			k = BPF_SRC(s->code) == BPF_X ? x : s->k;
+			switch (BPF_OP(s->code)) {
+			case BPF_ADD: a += k; break;
+			case BPF_SUB: a -= k; break;
+			case BPF_MUL: a *= k; break;
+			case BPF_DIV: if (!k) return 0; a /= k; break;
+			case BPF_MOD: if (!k) return 0; a %= k; break;
+			case BPF_AND: a &= k; break;
+			case BPF_OR: a |= k; break;
+			case BPF_XOR: a ^= k; break;
+			case BPF_LSH: if (k >= 32) return 1; a <<= k; break;
+			case BPF_RSH: if (k >= 32) return 1; a >>= k; break;
+			default: a = 0u - a; break;	/* BPF_NEG */
+			}
+			break;
+		case BPF_JMP:
+			k = BPF_SRC(s->code) == BPF_X ? x : s->k;
+			switch (BPF_OP(s->code)) {
+			case BPF_JA: pc += s->k; break;
+			case BPF_JEQ: pc += a == k ? s->jt : s->jf; break;
+			case BPF_JGT: pc += a > k ? s->jt : s->jf; break;
+			case BPF_JGE: pc += a >= k ? s->jt : s->jf; break;
+			default: pc += a & k ? s->jt : s->jf; break;	/* BPF_JSET */
+			}
+			break;
+		case BPF_RET:
+			return 0;
+		default:
+			if (BPF_MISCOP(s->code) == BPF_TAX)
+				x = a;
+			else
+				a = x;
+			break;
+		}
+	}
+	return 0;
+}
+
+#endif

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_capture: capture files for `ebpfcount -r`, pcap and pcapng, as the
+ * input's bytes, through capture_open() and capture_next() (and so
+ * libpcap's readers), each record run in the user engine by the program
+ * of `count by ip.src/24, tcp.dstport, frame.len` (--max-keys 16), as
+ * main.c's run_file() runs it.
+ *
+ * Oracles: no crash and no leak (ASan, LeakSanitizer); a file refused, or
+ * a record that cannot be read, gives one error of one line; every
+ * record the engine runs without a fault, and counts exactly once.
+ */
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "compile.h"
+#include "fuzz.h"
+#include "maps.h"
+
+#define EXPR		"count by ip.src/24, tcp.dstport, frame.len"
+#define MAX_RECORDS	1000
+
+static void check_error(const char *what, const char *err)
+{
+	if (!err[0] || strchr(err, '\n'))
+		fuzz_fail("%s: the error is not one line: '%s'", what, err);
+}
+
+static int add_entry(const unsigned char *key, const struct counter *c, void *ctx)
+{
+	(void)key;
+	*(__u64 *)ctx += c->packets;
+	return 0;
+}
+
+/* Every record of c through p's program in a new engine. */
+static void run(struct capture *c, const struct program *p)
+{
+	struct bpf_insn *insns = malloc(p->e.len * sizeof(*insns));
+	struct vm *vm = vm_new(0);
+	struct counter overflow;
+	struct vm_skb skb;
+	__u64 counted = 0;
+	char err[512] = "";
+	struct maps m;
+	long long ts;
+	int ret = 0;
+
+	if (!vm || !insns)
+		fuzz_fail("out of memory");
+	if (maps_create(&m, &p->lay, maps_engine(vm), err, sizeof(err)))
+		fuzz_fail("maps_create: %s", err);
+	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
+	layout_relocate(insns, p->e.len, m.fd);
+	if (vm_load(vm, insns, p->e.len, err, sizeof(err)))
+		fuzz_fail("the engine refused the program: %s", err);
+	free(insns);
+	while (capture_records(c) < MAX_RECORDS &&
+	       (ret = capture_next(c, &skb, &ts, err, sizeof(err))) == 1) {
+		__u32 verdict;
+
+		if (vm_run(vm, &skb, &verdict))
+			fuzz_fail("record %lu: %s", capture_records(c), vm_error(vm));
+	}
+	if (ret < 0)
+		check_error("capture_next", err);
+	if (maps_read(&m, add_entry, &counted, &overflow))
+		fuzz_fail("maps_read failed");
+	if (counted + overflow.packets != capture_records(c))
+		fuzz_fail("%lu records, %llu packets counted", capture_records(c),
+			  (unsigned long long)(counted + overflow.packets));
+	maps_close(&m);
+	vm_free(vm);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct program p;
+	static char path[64];
+	static int fd = -1;
+	struct capture *c;
+	char err[512] = "";
+
+	if (fd < 0) {
+		struct build_opts o = { .allowed = FRAME_WINDOW, .max_keys = 16 };
+		struct build_error berr;
+
+		fd = memfd_create("capture", 0);
+		if (fd < 0 || program_build(&p, EXPR, &o, &berr))
+			fuzz_fail("set-up failed");
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
+		fuzz_fail("cannot write the capture");
+	c = capture_open(path, err, sizeof(err));
+	if (!c) {
+		check_error("capture_open", err);
+		return 0;
+	}
+	run(c, &p);
+	capture_close(c);
+	return 0;
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_expr: an expression, as `ebpfcount EXPR` takes it, through the lexer,
+ * the parser and program_build(), for a capture file (the where clause
+ * compiled by libpcap, translated by cbpf.c).
+ *
+ * Input: the expression up to the first NUL byte (all of it if there is
+ * none); after the NUL, u8 options (bit 0: the verifier allows LD_ABS only;
+ * bit 1: a LINUX_SLL capture, no Ethernet addresses; bits 2-3: --max-keys
+ * 0, 1, 4 or 100), u8 extra (bits 0-1: gso_segs; the rest: the bytes of
+ * the packet not seen, cb[0], in units of 997), then frames (frame_from()).
+ *
+ * Refused: one error of one line, at an offset inside the expression
+ * (compile.h's -1, "not about one", must not be used for an error that
+ * comes from the expression, and every one does).
+ *
+ * Built: the program, relocated to maps that maps_create() makes in a
+ * strict engine (as main.c's engine_user() does, strict: it also faults on
+ * a register or stack byte read before it is written), runs on the frames
+ * of fuzz.h and those of the input.  The engine refuses every memory
+ * access outside the stack, the context fields and map values, and reads
+ * the packet only through LD_ABS/LD_IND and skb_load_bytes, which check
+ * its bounds; it stops a program after VM_MAX_STEPS instructions.  So any
+ * vm_load() or vm_run() error is a finding, as is a return value other
+ * than 0.  Last, the counts: the packets and bytes in the maps (entries
+ * and overflow) must be those of the frames the where clause accepts,
+ * as libpcap's own interpreter runs it: gso_segs (at least 1) packets and
+ * len + cb[0] bytes each (not checked where libpcap cannot tell: inbound,
+ * outbound and ifindex, and where Linux and libpcap differ, fuzz.h).
+ */
+#include "compile.h"
+#include "fuzz.h"
+#include "layout.h"
+#include "maps.h"
+
+#define MAX_INPUT_FRAMES 8
+
+struct sum {
+	__u64 packets, bytes;
+};
+
+static int add_entry(const unsigned char *key, const struct counter *c, void *ctx)
+{
+	struct sum *s = ctx;
+
+	(void)key;
+	s->packets += c->packets;
+	s->bytes += c->bytes;
+	return 0;
+}
+
+static void check_error(const char *expr, const struct build_error *err)
+{
+	int len = strlen(expr);
+
+	if (!err->msg[0] || strchr(err->msg, '\n'))
+		fuzz_fail("'%s': the error is not one line: '%s'", expr, err->msg);
+	if (err->pos < 0 || err->pos > len)
+		fuzz_fail("'%s': error at %d, outside [0, %d]: %s", expr, err->pos, len,
+			  err->msg);
+}
+
+/*
+ * Run p on every frame; what the where clause accepts goes to want.
+ * Returns 0 if libpcap cannot tell (ancillary loads: inbound, ifindex).
+ */
+static int run(const char *expr, const struct program *p, struct vm *vm,
+	       const struct frame *f, int nf, const struct vm_skb *meta, struct sum *want)
+{
+	struct bpf_program ref = { 0 };
+	char err[PCAP_ERRBUF_SIZE];
+	int i, known = 1;
+
+	if (p->q.filter && filter_compile(p->q.filter, NULL, &ref, err, sizeof(err)))
+		fuzz_fail("'%s': built, but its where clause does not compile: %s", expr, err);
+	if (p->q.filter)
+		known = !has_ancillary(filter_insns(&ref), ref.bf_len);
+	for (i = 0; i < nf; i++) {
+		struct vm_skb skb = *meta;
+		__u32 ret;
+
+		skb.data = f[i].data;
+		skb.len = f[i].len;
+		skb.protocol = skb.len >= ETH_HLEN ? htons(be(skb.data + 12, 2)) : 0;
+		if (vm_run(vm, &skb, &ret))
+			fuzz_fail("'%s': frame %d: %s", expr, i, vm_error(vm));
+		if (ret)
+			fuzz_fail("'%s': frame %d: the program returned %u", expr, i, ret);
+		if (p->q.filter && !bpf_filter(ref.bf_insns, skb.data, skb.len + skb.cb[0], skb.len))
+			continue;
+		want->packets += skb.gso_segs ? skb.gso_segs : 1;
+		want->bytes += (__u32)(skb.len + skb.cb[0]);
+	}
+	filter_free(&ref);
+	return known;
+}
+
+/* Did a frame reach a place where Linux and libpcap differ (fuzz.h)? */
+static int diverges(const struct program *p, const struct frame *f, int nf, __u32 unseen)
+{
+	struct bpf_program ref;
+	char err[PCAP_ERRBUF_SIZE];
+	int i, d = 0;
+
+	if (!p->q.filter || filter_compile(p->q.filter, NULL, &ref, err, sizeof(err)))
+		return 0;
+	for (i = 0; i < nf && !d; i++)
+		d = classic_diverges(filter_insns(&ref), ref.bf_len, f[i].data, f[i].len,
+				     f[i].len + unseen);
+	filter_free(&ref);
+	return d;
+}
+
+static void check_program(const char *expr, const struct program *p, struct in *in)
+{
+	static const unsigned int gso[] = { 0, 1, 2, 65535 };
+	struct frame f[NFRAMES + MAX_INPUT_FRAMES];
+	unsigned int extra = in_u8(in);
+	struct vm_skb meta = { .gso_segs = gso[extra & 3], .cb[0] = (extra >> 2) * 997 };
+	struct sum got = { 0 }, want = { 0 };
+	struct layout lay = p->lay;
+	struct counter overflow;
+	struct bpf_insn *insns;
+	struct vm *vm = vm_new(1);
+	struct maps m;
+	char err[512];
+	int nf, known;
+
+	frames_init();
+	memcpy(f, frames, sizeof(frames));
+	for (nf = NFRAMES; nf < NFRAMES + MAX_INPUT_FRAMES && frame_from(in, &f[nf]); nf++)
+		;
+	insns = malloc(p->e.len * sizeof(*insns));
+	if (!vm || !insns)
+		fuzz_fail("out of memory");
+	/*
+	 * An unbounded hash has 2^20 entries, whose creation takes 5 ms under
+	 * ASan: one of 64 holds the keys of 20 frames as well, never full.
+	 */
+	if (!lay.array && !lay.tables)
+		lay.max_entries = 64;
+	if (maps_create(&m, &lay, maps_engine(vm), err, sizeof(err)))
+		fuzz_fail("'%s': maps_create: %s", expr, err);
+	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
+	layout_relocate(insns, p->e.len, m.fd);
+	if (vm_load(vm, insns, p->e.len, err, sizeof(err)))
+		fuzz_fail("'%s': the engine refused the program: %s", expr, err);
+	free(insns);
+	known = run(expr, p, vm, f, nf, &meta, &want);
+	if (maps_read(&m, add_entry, &got, &overflow))
+		fuzz_fail("'%s': maps_read failed", expr);
+	got.packets += overflow.packets;
+	got.bytes += overflow.bytes;
+	if (known && (got.packets != want.packets || got.bytes != want.bytes) &&
+	    !diverges(p, f, nf, meta.cb[0]))
+		fuzz_fail("'%s': counted %llu packets, %llu bytes; the where clause accepts "
+			  "%llu packets, %llu bytes", expr, (unsigned long long)got.packets,
+			  (unsigned long long)got.bytes, (unsigned long long)want.packets,
+			  (unsigned long long)want.bytes);
+	maps_close(&m);
+	vm_free(vm);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const unsigned int max_keys[] = { 0, 1, 4, 100 };
+	const uint8_t *nul = memchr(data, 0, size);
+	size_t len = nul ? (size_t)(nul - data) : size;
+	struct in in = { nul ? nul + 1 : data + size, nul ? size - len - 1 : 0 };
+	unsigned int opt = in_u8(&in);
+	struct build_opts o = {
+		.allowed = opt & 1 ? FRAME_LD_ABS : FRAME_WINDOW,
+		.src.linktype = opt & 2 ? "LINUX_SLL" : NULL,
+		.max_keys = max_keys[opt >> 2 & 3],
+	};
+	struct build_error err;
+	struct program p;
+	char *expr = malloc(len + 1);	/* exactly: ASan sees a read past its end */
+
+	if (!expr)
+		return 0;
+	memcpy(expr, data, len);
+	expr[len] = '\0';
+	if (program_build(&p, expr, &o, &err)) {
+		check_error(expr, &err);
+	} else {
+		check_program(expr, &p, &in);
+		program_free(&p);
+	}
+	free(expr);
+	return 0;
+}
