@@ -9,7 +9,8 @@ Each expression line has four tab-separated columns:
 
     OPTS  FL  EXPR  TAGGED
 
-OPTS is "--max-keys K" or "-" (the default key table); FL the 1-based
+OPTS is "--max-keys K", maybe with "-I 0.5", or "-" (the default key
+table and interval; the guest counts live with -I 3600 before OPTS); FL the 1-based
 position of frame.len among the keys (0: not a key); EXPR the expression
 ("count by KEYS where FILTER"); TAGGED the same keys with the filter that
 means, on a capture file's VLAN-tagged records, what FILTER means live.
@@ -289,6 +290,10 @@ class Gen:
         # overflow: live and file intervals differ); now and then the
         # default table (16 MB of buckets in the guest each).
         opts = "--max-keys %d" % self.r.choice([256, 300, 512, 1000]) if self.r.random() < 0.85 else "-"
+        # Now and then short intervals: live, the tables are swapped and
+        # drained while the frames arrive, and the totals must not change.
+        if opts != "-" and self.r.random() < 0.2:
+            opts += " -I 0.5"
         return "%s\t%d\t%s\t%s" % (opts, fl, expr, tagged)
 
 

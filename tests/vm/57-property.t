@@ -14,7 +14,8 @@ per=${EBPFCOUNT_PROPERTY_N:-75}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-diag "seed $seed: EBPFCOUNT_SEED=$seed tests/run tests/vm/57-property.t reproduces this run"
+diag "seed $seed, $per expressions per kernel and JIT mode, kernels $KERNELS:" \
+	"EBPFCOUNT_SEED=$seed EBPFCOUNT_PROPERTY_N=$per EBPFCOUNT_KERNELS='$KERNELS' tests/run tests/vm/57-property.t reproduces this run"
 nk=$(echo "$KERNELS" | wc -w)
 if ! python3 "$top/tests/gen_exprs.py" --ebpfcount "$top/build/bin/ebpfcount" --seed "$seed" \
 	--count $((nk * 2 * per)) >"$work/all" 2>"$work/gen.err"; then
