@@ -280,14 +280,17 @@ static inline uint32_t be(const unsigned char *p, unsigned int size)
  * out of its random programs): a shift by X >= 32 (Linux shifts by X & 31,
  * libpcap gives 0) and an indirect load at X + k >= 2^31 (Linux wraps at
  * 2^32, and reads from SKF_NET_OFF and SKF_LL_OFF below 0; libpcap
- * rejects).  Does f, run on the packet as libpcap runs it, reach one of
- * them?  Only asked when the two verdicts differ.
+ * rejects).  And a read of M[k] that nothing wrote: libpcap's interpreter
+ * reads whatever its stack held, cbpf.c 0 (libpcap's optimizer emits such
+ * reads: it compiles "50 >= -len or len == -0 and ip" to a load of M[1]
+ * that nothing stores).  Does f, run on the packet as libpcap runs it,
+ * reach one of them?  Only asked when the two verdicts differ.
  */
 static inline int classic_diverges(const struct sock_filter *f, unsigned int n,
 			    const unsigned char *p, unsigned int buflen, unsigned int wirelen)
 {
 	uint32_t a = 0, x = 0, mem[16] = { 0 }, k;
-	unsigned int pc, size;
+	unsigned int pc, size, set = 0;	/* the M[k] written */
 
 	for (pc = 0; pc < n; pc++) {
 		const struct sock_filter *s = &f[pc];
@@ -311,7 +314,11 @@ static inline int classic_diverges(const struct sock_filter *f, unsigned int n,
 				a = be(p + k, size);
 				break;
 			case BPF_LEN: a = wirelen; break;
-			case BPF_MEM: a = mem[s->k % 16]; break;
+			case BPF_MEM:
+				if (!(set & 1u << s->k % 16))
+					return 1;
+				a = mem[s->k % 16];
+				break;
 			default: a = s->k; break;
 			}
 			break;
@@ -323,12 +330,19 @@ static inline int classic_diverges(const struct sock_filter *f, unsigned int n,
 				x = (p[s->k] & 0xf) << 2;
 				break;
 			case BPF_LEN: x = wirelen; break;
-			case BPF_MEM: x = mem[s->k % 16]; break;
+			case BPF_MEM:
+				if (!(set & 1u << s->k % 16))
+					return 1;
+				x = mem[s->k % 16];
+				break;
 			default: x = s->k; break;
 			}
 			break;
-		case BPF_ST: mem[s->k % 16] = a; break;
-		case BPF_STX: mem[s->k % 16] = x; break;
+		case BPF_ST:
+		case BPF_STX:
+			mem[s->k % 16] = BPF_CLASS(s->code) == BPF_ST ? a : x;
+			set |= 1u << s->k % 16;
+			break;
 		case BPF_ALU:
 			k = BPF_SRC(s->code) == BPF_X ? x : s->k;
 			switch (BPF_OP(s->code)) {
