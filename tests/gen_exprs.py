@@ -79,6 +79,10 @@ FRAMES = [
     "icmp4,n=1,vlan=100,len=300,dst=198.18.0.99",
     "udp4,n=1,vlan=11,trunc=30,dst=198.18.0.99",
     "udp6,n=1,ext=dst,vlan=9,dst=2001:2::99",
+    # transport headers across the end of the 96-byte copy on the stack
+    "udp4,n=2,ipopts=40,dport=53,len=150,dst=198.18.0.99",
+    "tcp4,n=1,vlan=5,svlan=6,ipopts=40,dport=443,flags=SA,len=300,dst=198.18.0.99",
+    "udp6,n=1,ext=hop,vlan=8,svlan=9,dport=53,len=200,dst=2001:2::99",
     "udp6,n=5,dport=53,dst=2001:2::99",
     "udp6,n=2,sport=5353,dport=5353,dmac=33:33:00:00:00:fb,dst=ff02::fb",
     "tcp6,n=3,dport=443,flags=S,src=2001:2:0:1::5,dst=2001:2::99",
@@ -225,11 +229,20 @@ class Gen:
         v = r.choice([0, 1, 4, 20, 64, 100, r.getrandbits(16), r.getrandbits(32)])
         return ("%s %s %d" % (live, op, v), "%s %s %d" % (tag, op, v))
 
-    def load(self):
-        """proto[off:size]: offsets past some or all frames' ends too."""
+    def load(self, depth=1):
+        """proto[off:size]: offsets past some or all frames' ends too, and
+        offsets computed at run time (classic LD_IND)."""
         r = self.r
         proto = self.pick(LOAD_PROTOS)
         size = self.pick([1, 1, 2, 2, 4])
+        if depth and r.random() < 0.25:
+            if proto == "ether":
+                # from the end: byte len - k is the same byte live and in a
+                # tagged record (4 bytes longer, 4 bytes later) as long as
+                # it lies after the tag (no tagged frame is under 26 bytes)
+                return same("ether[len - %d:%d]" % (r.randint(1, 14), size))
+            idx = self.arith(depth, loads=False) if r.random() < 0.5 else self.load(0)
+            return ("%s[%s:%d]" % (proto, idx[0], size), "%s[%s:%d]" % (proto, idx[1], size))
         off = r.choice([0, 1, 2, 6, 8, 9, 12, 13, 16, 20, r.randint(0, 64),
                         r.randint(0, 1600)])
         if proto == "ether":
@@ -239,26 +252,26 @@ class Gen:
             return ("ether[%d:%d]" % (off, size), "ether[%d:%d]" % (toff, size))
         return same("%s[%d:%d]" % (proto, off, size))
 
-    def arith(self, depth):
+    def arith(self, depth, loads=True):
         r = self.r
         c = r.randint(0, 9)
         if depth == 0 or c < 3:
             if c == 0:
                 return ("len", "(len - 4)")
-            if c == 1:
+            if c == 1 or not loads:
                 return same(str(r.choice([1, 2, 3, 4, 8, 14, 31, 255, r.getrandbits(16)])))
             return self.load()
         if c == 3:
-            a = self.arith(depth - 1)
+            a = self.arith(depth - 1, loads)
             return ("-(%s)" % a[0], "-(%s)" % a[1])
         op = self.pick(ARITH_OPS)
-        a = self.arith(depth - 1)
+        a = self.arith(depth - 1, loads)
         if op in ("/", "%") and r.random() < 0.5:
             b = same(str(r.randint(1, 300)))	# libpcap refuses a constant 0
         elif op in ("<<", ">>") and r.random() < 0.6:
             b = same(str(r.randint(0, 31)))
         else:
-            b = self.arith(depth - 1)
+            b = self.arith(depth - 1, loads)
             if op in ("/", "%") and b[0].isdigit() and int(b[0]) == 0:
                 b = same("1")
         return ("(%s %s %s)" % (a[0], op, b[0]), "(%s %s %s)" % (a[1], op, b[1]))
