@@ -128,9 +128,22 @@ static const struct anc *anc_of(__u32 k)
 	return &ancs[ad / 4];
 }
 
-static int mem_off(__u32 k)
+/*
+ * M[k]: a 32-bit word, or with LD_ABS a 64-bit slot.  LD_ABS is how a
+ * program reads without CAP_PERFMON, and then the verifier (allow_ptr_leaks
+ * off) refuses a store of less than 8 bytes into an 8-byte stack slot that
+ * holds a spilled register, and a store of a known-bounded scalar at an
+ * 8-byte aligned offset spills it: "st M[0]; st M[1]" or "st M[0]" twice
+ * failed with "attempt to corrupt spilled pointer on stack".
+ */
+static int mem_off(const struct cbpf *c, __u32 k)
 {
-	return CBPF_MEM_OFF + 4 * (int)k;
+	return c->mode == FRAME_LD_ABS ? CBPF_MEM8_OFF + 8 * (int)k : CBPF_MEM_OFF + 4 * (int)k;
+}
+
+static int mem_size(const struct cbpf *c)
+{
+	return c->mode == FRAME_LD_ABS ? BPF_DW : BPF_W;
 }
 
 /* ---- pass 1: check ---- */
@@ -436,7 +449,7 @@ static void emit_ld(struct cbpf *c, const struct sock_filter *s)
 		frame_add_unseen(c->e, REG_A, REG_TMP);
 		break;
 	case BPF_MEM:
-		emit(c->e, BPF_LDX_MEM(BPF_W, REG_A, REG_FP, mem_off(s->k)));
+		emit(c->e, BPF_LDX_MEM(mem_size(c), REG_A, REG_FP, mem_off(c, s->k)));
 		break;
 	case BPF_ABS:
 		if (is_anc(s->k))
@@ -474,7 +487,7 @@ static void emit_ldx(struct cbpf *c, const struct sock_filter *s)
 		frame_add_unseen(c->e, REG_X, REG_TMP);
 		break;
 	case BPF_MEM:
-		emit(c->e, BPF_LDX_MEM(BPF_W, REG_X, REG_FP, mem_off(s->k)));
+		emit(c->e, BPF_LDX_MEM(mem_size(c), REG_X, REG_FP, mem_off(c, s->k)));
 		break;
 	default:
 		emit_msh(c, s);
@@ -574,10 +587,10 @@ static void emit_insn(struct cbpf *c, unsigned int i)
 		emit_ldx(c, s);
 		break;
 	case BPF_ST:
-		emit(c->e, BPF_STX_MEM(BPF_W, REG_FP, REG_A, mem_off(s->k)));
+		emit(c->e, BPF_STX_MEM(mem_size(c), REG_FP, REG_A, mem_off(c, s->k)));
 		break;
 	case BPF_STX:
-		emit(c->e, BPF_STX_MEM(BPF_W, REG_FP, REG_X, mem_off(s->k)));
+		emit(c->e, BPF_STX_MEM(mem_size(c), REG_FP, REG_X, mem_off(c, s->k)));
 		break;
 	case BPF_ALU:
 		emit_alu(c, s);
@@ -608,7 +621,7 @@ static void emit_prologue(struct cbpf *c)
 		emit(c->e, BPF_MOV32_IMM(REG_X, 0));
 	for (k = 0; k < MEMWORDS; k++)
 		if (c->need & S_M(k))
-			emit(c->e, BPF_ST_MEM(BPF_W, REG_FP, mem_off(k), 0));
+			emit(c->e, BPF_ST_MEM(mem_size(c), REG_FP, mem_off(c, k), 0));
 }
 
 static int emit_all(struct cbpf *c, int *reject)

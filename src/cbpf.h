@@ -17,8 +17,13 @@
 #include "emit.h"
 #include "frame.h"
 
-/* The caller keeps [CBPF_MEM_OFF, 0) of the stack free for M[0..15]. */
+/*
+ * The caller keeps [CBPF_MEM_OFF, 0) of the stack free for M[0..15], 32
+ * bits each; in FRAME_LD_ABS mode [CBPF_MEM8_OFF, 0), a 64-bit slot each
+ * (see mem_off() in cbpf.c).
+ */
 #define CBPF_MEM_OFF (-64)
+#define CBPF_MEM8_OFF (-128)
 
 /*
  * Append the translation of classic program f[0..n) to e.  Accepted

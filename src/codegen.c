@@ -416,6 +416,14 @@ static void gen_l4(struct gen *g)
 		  "transport layer: r9 = its address in the window, the protocol, bytes from it" :
 		  "transport layer: r9 = its offset, the protocol, bytes from it");
 	emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_PROTO, NOT_THERE));
+	/*
+	 * Read only when SLOT_PROTO names a transport protocol, but without
+	 * CAP_PERFMON (LD_ABS) the verifier also walks the branches a known
+	 * value rules out (speculative execution) and refuses stack read
+	 * before it is written.
+	 */
+	if (g->mode == FRAME_LD_ABS)
+		emit(g->e, BPF_ST_MEM(BPF_DW, FP, SLOT_L4, 0));
 	emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, SLOT_IP4));
 	emit_jmp(g, BPF_JSGE, BPF_REG_0, 10, &v4);
 	emit_jmp(g, BPF_JSGE, BPF_REG_0, 0, &trunc);
@@ -659,6 +667,12 @@ static void counts_map(struct gen *g)
 		emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, MAP_COUNTS);
 }
 
+/* SLOT_IDX = 0, all 8 bytes with LD_ABS: a status stored there spilled it */
+static void zero_idx(struct gen *g)
+{
+	emit(g->e, BPF_ST_MEM(g->mode == FRAME_LD_ABS ? BPF_DW : BPF_W, FP, SLOT_IDX, 0));
+}
+
 /* r0 = lookup(r1, r10 + key) */
 static void lookup(struct gen *g, int key)
 {
@@ -709,7 +723,7 @@ static void gen_count(struct gen *g)
 	emit(g->e, BPF_MOV64_IMM(R_L3, 1));
 	if (g->lay->tables) {
 		emit_note(g->e, "r9 = the live table");
-		emit(g->e, BPF_ST_MEM(BPF_W, FP, SLOT_IDX, 0));
+		zero_idx(g);
 		emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, MAP_COUNTS);
 		lookup(g, SLOT_IDX);
 		emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &ovf);
@@ -725,7 +739,7 @@ static void gen_count(struct gen *g)
 		insert(g, &ovf);
 	emit_patch_here(g->e, ovf);
 	emit_note(g->e, "overflow: the key did not fit in the map");
-	emit(g->e, BPF_ST_MEM(BPF_W, FP, SLOT_IDX, 0));
+	zero_idx(g);
 	emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, MAP_OVERFLOW);
 	lookup(g, SLOT_IDX);
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &g->out);
@@ -741,8 +755,8 @@ static void gen_keys(struct gen *g)
 	if (!g->lay->array)
 		for (i = 0; i < round8(g->lay->row_size); i += 8)
 			emit(g->e, BPF_ST_MEM(BPF_DW, FP, g->key + i, 0));
-	else if (!g->q->nkeys)
-		emit(g->e, BPF_ST_MEM(BPF_W, FP, SLOT_IDX, 0));
+	else if (!g->q->nkeys || g->mode == FRAME_LD_ABS)
+		zero_idx(g);	/* LD_ABS: the filter's M[] may have spilled there */
 	if (needs_l3(g->q))
 		emit(g->e, BPF_MOV64_IMM(R_L3, ETH_HLEN));
 	if (needs(g, LAYER_TCP))
@@ -751,8 +765,21 @@ static void gen_keys(struct gen *g)
 		gen_l3(g);
 	if (needs(g, LAYER_TCP))
 		gen_l4(g);
-	for (i = 0; i < g->q->nkeys; i++)
-		gen_key(g, i);
+	/*
+	 * Without CAP_PERFMON (LD_ABS), the verifier refuses a store of less
+	 * than 8 bytes into a stack slot holding a spilled register, and a
+	 * store of a constant or a bounded value at an 8-byte aligned offset
+	 * is one ("attempt to corrupt spilled pointer on stack"): key 0's
+	 * status byte, at the key's start, must come after keys 1.. have
+	 * stored theirs next to it.  Keys lie in order, so from the last key
+	 * to the first, no store lands after such a one in its slot.
+	 */
+	if (g->mode == FRAME_LD_ABS)
+		for (i = g->q->nkeys - 1; i >= 0; i--)
+			gen_key(g, i);
+	else
+		for (i = 0; i < g->q->nkeys; i++)
+			gen_key(g, i);
 }
 
 /* vlan.id reads the frame only for a tag the kernel has left inline. */
