@@ -90,6 +90,9 @@ same() {
 	}' "$1" "$2" "$3"
 }
 
+# mode LIVE: how ebpfcount ran live, for the test's name
+mode() { [ "$1" = noperfmon ] && echo ", no CAP_PERFMON"; }
+
 # records FILTER: records of the capture that FILTER matches
 records() {
 	ebpfcount -r /tmp/p/cap.pcap -F csv "count where $1" 2>/dev/null |
@@ -127,8 +130,8 @@ compare() {
 
 # worker K N FILE: compare the expressions I of FILE with I % N = K
 worker() {
-	local i=0 opts fl expr tagged
-	while IFS='	' read -r opts fl expr tagged; do
+	local i=0 live opts fl expr tagged
+	while IFS='	' read -r live opts fl expr tagged; do
 		i=$((i + 1))
 		[ $((i % $2)) = "$1" ] && compare "$i" "$opts" "$fl" "$expr" "$tagged" >/tmp/p/$i.res
 	done <"$3"
@@ -136,7 +139,7 @@ worker() {
 
 # round R JIT FILE
 round() {
-	local r=$1 jit=$2 file=$3 n i pid opts fl expr tagged w try t0 mix tagged_n
+	local r=$1 jit=$2 file=$3 n i pid live pre opts fl expr tagged w try t0 mix tagged_n
 	echo "$jit" >/proc/sys/net/core/bpf_jit_enable
 	tag="jit $(cat /proc/sys/net/core/bpf_jit_enable)"
 	rm -rf /tmp/p
@@ -145,11 +148,13 @@ round() {
 	tcpdump -i eth0 -Z root -w /tmp/p/cap.pcap 2>/tmp/p/tcpdump.err &
 	tcpdump_pid=$!
 	n=0
-	while IFS='	' read -r opts fl expr tagged; do
+	while IFS='	' read -r live opts fl expr tagged; do
 		n=$((n + 1))
 		[ "$opts" = - ] && opts=
+		pre=
+		[ "$live" = noperfmon ] && pre="nocap perfmon,sys_admin"
 		# shellcheck disable=SC2086
-		ebpfcount -i eth0 -n -F csv -I 3600 $opts "$expr" >/tmp/p/$n.live 2>/tmp/p/$n.err &
+		$pre ebpfcount -i eth0 -n -F csv -I 3600 $opts "$expr" >/tmp/p/$n.live 2>/tmp/p/$n.err &
 		eval pid_$n=$!
 	done <"$file"
 	t0=$(date +%s)
@@ -194,16 +199,16 @@ round() {
 	worker 1 2 "$file"
 	wait
 	i=0 counted=0 counted_tagged=0
-	while IFS='	' read -r opts fl expr tagged; do
+	while IFS='	' read -r live opts fl expr tagged; do
 		i=$((i + 1))
 		# shellcheck disable=SC2046
 		set -- $(head -n 1 /tmp/p/$i.res)
 		if [ "$1" = ok ]; then
-			_tap_result 0 "$tag: $expr"
+			_tap_result 0 "$tag$(mode "$live"): $expr"
 			[ "$2" = 0 ] || counted=$((counted + 1))
 			[ "$3" = 0 ] || counted_tagged=$((counted_tagged + 1))
 		else
-			_tap_result 1 "$tag: $expr"
+			_tap_result 1 "$tag$(mode "$live"): $expr"
 			tail -n +2 /tmp/p/$i.res | sed 's/^/#   /'
 		fi
 	done <"$file"
