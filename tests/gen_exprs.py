@@ -325,9 +325,10 @@ def compiles(ebpfcount, expr):
 
 def valid(ebpfcount, line, skipped):
     """line, or a line with TAGGED "-" (it matches no tagged record), or None
-    when libpcap refuses the filter (a contradiction it proves, a constant
-    division by zero or shift past 31 after folding): not an expression.
-    Any other error is kept, for the test to report."""
+    when the filter does not compile: libpcap refuses it (a contradiction it
+    proves, a constant division by zero or shift past 31 after folding), or
+    ebpfcount does (a load at an offset folded below 0): the same live and
+    offline.  Any other error is kept, for the test to report."""
     live, opts, fl, expr, tagged = line.split("\t")
     err = compiles(ebpfcount, expr)
     if err and "bad expression" in err:
@@ -374,7 +375,8 @@ def main():
             print(line)
             n += 1
     reasons = collections.Counter(re.sub(r".*: ", "", e) for e in skipped)
-    print("gen_exprs: seed %d: %d expressions; left out %d that libpcap refuses (%s)"
+    print("gen_exprs: seed %d: %d expressions; left out %d whose filter libpcap or ebpfcount "
+          "refuses (%s)"
           % (a.seed, n, len(skipped), ", ".join("%s: %d" % kv for kv in sorted(reasons.items()))),
           file=sys.stderr)
     return 0
