@@ -3,10 +3,13 @@
 # Property test: random expressions (tests/gen_exprs.py: random key tuples and
 # prefixes, random where clauses from pcap primitives) must load through the
 # real verifier and count, live, exactly what the user engine counts on a
-# capture of the same frames; on both kernels, with the JIT on and off
-# (tests/guest/property.sh).  Every expression is a TAP result.
+# capture of the same frames (tests/guest/property.sh); on both kernels, with
+# the JIT on and off, each kernel and JIT mode with its own expressions, a
+# quarter of them run without CAP_PERFMON (tests/progs/nocap), which reads
+# the frame with LD_ABS.  Every expression is a TAP result.
 #
-#   EBPFCOUNT_SEED=N        the seed (default 57; make fuzz passes a new one)
+#   EBPFCOUNT_SEED=N        the seed (default 57), a non-negative integer:
+#     EBPFCOUNT_SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') tests/run tests/vm/57-property.t
 #   EBPFCOUNT_PROPERTY_N=N  expressions per kernel and JIT mode (default 75)
 . "$(dirname "$0")/lib.sh"
 seed=${EBPFCOUNT_SEED:-57}
