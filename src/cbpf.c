@@ -630,10 +630,10 @@ static int emit_all(struct cbpf *c, int *reject)
 
 	flow(c);
 	/*
-	 * libpcap's optimizer does not always see it (a constant comparison
-	 * whose branches both reject, as in "tcp and 1 > 2"): the code after
-	 * the filter would be unreachable, which the verifier refuses.  Say
-	 * what libpcap says when it sees it.
+	 * libpcap's optimizer does not always see it: "udp and (-(11585) <=
+	 * 2666625364)" ends in "jgt #0x9ef17954 jt 12 jf 12", both branches
+	 * to "ret #0".  The code after the filter would be unreachable, which
+	 * the verifier refuses.  Say what libpcap says when it sees it.
 	 */
 	if (!c->accepts)
 		return fail(c, -1, "expression rejects all packets");
