@@ -13,11 +13,12 @@
 
 #include "attach.h"
 
+/* Only a packet socket's creation needs a capability (CAP_NET_RAW). */
 static int fail(int fd, char *err, size_t errlen, const char *what, const char *ifname)
 {
 	int saved = errno;
 
-	if (saved == EPERM || saved == EACCES)
+	if (fd < 0 && (saved == EPERM || saved == EACCES))
 		snprintf(err, errlen, "%s%s: operation not permitted (needs CAP_NET_RAW)",
 			 what, ifname);
 	else

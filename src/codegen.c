@@ -20,6 +20,7 @@
  * variable-offset stack reads: a short LD_ABS would end the program and
  * lose the packet from the count, which the checks rule out.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -855,10 +856,10 @@ int codegen(const struct query *q, const struct layout *lay,
 	emit_note(e, "out: no packet is queued to the socket");
 	emit(e, BPF_MOV64_IMM(BPF_REG_0, 0));
 	emit(e, BPF_EXIT_INSN());
-	if (e->err) {
+	if (e->err == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	else if (e->err)
 		snprintf(err, errlen, "program too large (%d instructions)", e->len);
-		return -1;
-	}
-	return 0;
+	return e->err ? -1 : 0;
 }
 

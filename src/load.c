@@ -59,13 +59,9 @@ int load_program(const struct emit *e, const int fds[NR_MAPS], int verbose,
 	}
 	memcpy(insns, e->insns, e->len * sizeof(*insns));
 	layout_relocate(insns, e->len, fds);
+	/* Log level 0 with a log buffer: libbpf loads once without a log
+	 * and, only if the verifier refuses, again with one to say why. */
 	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ebpfcount", "GPL", insns, e->len, &opts);
-	if (fd < 0 && !verbose && errno != EPERM) {
-		/* Load again with a log, to say why. */
-		opts.log_level = 1;
-		fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ebpfcount", "GPL", insns,
-				   e->len, &opts);
-	}
 	if (verbose && log[0])
 		fprintf(stderr, "%s", log);
 	if (fd < 0 && errno == EPERM) {
