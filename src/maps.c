@@ -226,13 +226,14 @@ int maps_create(struct maps *m, const struct layout *lay, struct map_backend b, 
 	m->keys = calloc(MAPS_CHUNK, batch_key_size(m));
 	m->vals = calloc(MAPS_CHUNK, val_size(m));
 	m->cur = calloc(1, batch_key_size(m));
-	if (m->fd[MAP_OVERFLOW] < 0 || !m->keys || !m->vals || !m->cur) {
-		maps_strerror("cannot create the overflow map", m->fd[MAP_OVERFLOW] < 0 ?
-			      -m->fd[MAP_OVERFLOW] : ENOMEM, err, errlen);
-		maps_close(m);
-		return -1;
-	}
-	return 0;
+	if (m->fd[MAP_OVERFLOW] < 0)
+		maps_strerror("cannot create the overflow map", -m->fd[MAP_OVERFLOW], err, errlen);
+	else if (!m->keys || !m->vals || !m->cur)
+		snprintf(err, errlen, "out of memory");
+	else
+		return 0;
+	maps_close(m);
+	return -1;
 }
 
 void maps_close(struct maps *m)
@@ -282,11 +283,12 @@ static int deliver(struct maps *m, const void *key, const void *vals, maps_entry
 
 /*
  * Every entry of map fd, by batches of MAPS_CHUNK; drain: deleting them
- * (no program uses the map meanwhile).
+ * (no program uses the map meanwhile).  When fn fails, the other entries
+ * still go to it (a drained entry is gone once read), then -ECANCELED.
  */
 static int read_batch(struct maps *m, int fd, int drain, maps_entry_fn fn, void *ctx)
 {
-	int first = 1, err, i;
+	int first = 1, failed = 0, err, i;
 	__u32 n;
 
 	do {
@@ -296,12 +298,11 @@ static int read_batch(struct maps *m, int fd, int drain, maps_entry_fn fn, void 
 		if (err && err != -ENOENT)
 			return err;
 		for (i = 0; i < (int)n; i++)
-			if (deliver(m, (char *)m->keys + i * m->lay->key_size,
-				    (char *)m->vals + i * val_size(m), fn, ctx))
-				return -ECANCELED;
+			failed |= deliver(m, (char *)m->keys + i * m->lay->key_size,
+					  (char *)m->vals + i * val_size(m), fn, ctx);
 		first = 0;
 	} while (!err);
-	return 0;
+	return failed ? -ECANCELED : 0;
 }
 
 /* The same one entry at a time, for kernels without batch operations. */
@@ -309,7 +310,7 @@ static int read_each(struct maps *m, int fd, int drain, maps_entry_fn fn, void *
 {
 	const struct map_ops *ops = m->b.ops;
 	void *key = NULL;
-	int err;
+	int failed = 0, err;
 
 	while (!(err = ops->next_key(m->b.ctx, fd, key, m->keys))) {
 		memcpy(m->cur, m->keys, m->lay->key_size);
@@ -322,10 +323,11 @@ static int read_each(struct maps *m, int fd, int drain, maps_entry_fn fn, void *
 		}
 		if (drain && (err = ops->delete(m->b.ctx, fd, m->cur)))
 			return err;
-		if (deliver(m, m->cur, m->vals, fn, ctx))
-			return -ECANCELED;
+		failed |= deliver(m, m->cur, m->vals, fn, ctx);
 	}
-	return err == -ENOENT ? 0 : err;
+	if (err != -ENOENT)
+		return err;
+	return failed ? -ECANCELED : 0;
 }
 
 /*
@@ -347,7 +349,7 @@ static int swap_tables(struct maps *m)
 
 int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overflow)
 {
-	int fd = m->fd[MAP_COUNTS], drain = m->lay->tables, err = -EINVAL;
+	int fd = m->fd[MAP_COUNTS], drain = m->lay->tables, err = -EINVAL, ret;
 	__u32 zero = 0;
 
 	if (drain && (fd = swap_tables(m)) < 0)
@@ -358,11 +360,12 @@ int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overf
 		m->batch = err != -EINVAL && err != -ENOTSUP && err != -524;
 	if (!m->batch)
 		err = read_each(m, fd, drain, fn, ctx);
-	if (err)
+	if (err && err != -ECANCELED)
 		return err;
-	err = m->b.ops->lookup(m->b.ctx, m->fd[MAP_OVERFLOW], &zero, m->vals);
-	if (err)
-		return err;
+	/* the overflow too: after a failed entry, what was read still counts */
+	ret = m->b.ops->lookup(m->b.ctx, m->fd[MAP_OVERFLOW], &zero, m->vals);
+	if (ret)
+		return ret;
 	sum_cpus(m, m->vals, overflow);
-	return 0;
+	return err;
 }

@@ -48,19 +48,26 @@ static void add(struct counter *to, const struct counter *c)
 	to->bytes += c->bytes;
 }
 
+/*
+ * The entry of key, added if new; NULL if it is new and there is no room.
+ * The table grows at half full; without memory to grow, it fills up to
+ * one free slot, which ends every probe.
+ */
 static struct entry *find(struct report *r, const unsigned char *key)
 {
 	struct entry *e;
 	size_t i;
 
-	if (2 * (r->n + 1) > r->cap && grow(r))
-		return NULL;
+	if (2 * (r->n + 1) > r->cap)
+		grow(r);
 	i = hash_key(key, r->lay->row_size) & (r->cap - 1);
 	for (e = slot(r, i); e->used; e = slot(r, i)) {
 		if (!memcmp(e->key, key, r->lay->row_size))
 			return e;
 		i = (i + 1) & (r->cap - 1);
 	}
+	if (r->n + 1 >= r->cap)
+		return NULL;
 	e->used = 1;
 	memcpy(e->key, key, r->lay->row_size);
 	r->n++;
@@ -143,8 +150,12 @@ static int take(const unsigned char *key, const struct counter *sum, void *ctx)
 	/* key may point into the map buffers: copy before the table moves */
 	memcpy(buf, key, r->lay->row_size);
 	e = find(r, buf);
-	if (!e)
+	if (!e) {
+		/* A drained key is gone from the map: keep it in the totals. */
+		if (r->lay->tables)
+			add(&r->retired, sum);
 		return -1;
+	}
 	if (r->lay->tables)	/* a drained table: counts since the last read */
 		add(&e->now, sum);
 	else
@@ -175,11 +186,13 @@ static int make_rows(struct report *r, struct interval *iv, int since_start)
 	size_t i;
 
 	if (r->rows_cap < r->n) {
-		free(r->rows);
-		r->rows_cap = r->cap;
-		r->rows = malloc(r->rows_cap * sizeof(*r->rows));
-		if (!r->rows)
+		struct row *rows = malloc(r->cap * sizeof(*rows));
+
+		if (!rows)
 			return -ENOMEM;
+		free(r->rows);
+		r->rows = rows;
+		r->rows_cap = r->cap;
 	}
 	iv->rows = r->rows;
 	iv->nrows = 0;
@@ -193,7 +206,8 @@ static int make_rows(struct report *r, struct interval *iv, int since_start)
 		r->rows[iv->nrows++] = (struct row){ e->key, d };
 		add(&iv->total, &d);
 	}
-	qsort_r(iv->rows, iv->nrows, sizeof(*iv->rows), cmp_rows, r);
+	if (iv->nrows > 1)
+		qsort_r(iv->rows, iv->nrows, sizeof(*iv->rows), cmp_rows, r);
 	return 0;
 }
 
@@ -216,11 +230,11 @@ int report_collect(struct report *r, struct maps *m, struct interval *iv)
 	return make_rows(r, iv, 0);
 }
 
-void report_final(struct report *r, struct interval *iv)
+int report_final(struct report *r, struct interval *iv)
 {
 	memset(iv, 0, sizeof(*iv));
 	iv->final = 1;
 	iv->overflow = r->overflow_now;
 	add(&iv->overflow, &r->retired);
-	make_rows(r, iv, 1);
+	return make_rows(r, iv, 1);
 }

@@ -37,9 +37,13 @@ struct report;
 
 struct report *report_new(const struct layout *lay);
 void report_free(struct report *r);
-/* Read the maps and fill iv with the deltas since the previous call. */
+/*
+ * Read the maps and fill iv with the deltas since the previous call; 0 or
+ * -errno.  After an error, what was read is still in the final totals
+ * (a drained key that found no room, as overflow).
+ */
 int report_collect(struct report *r, struct maps *m, struct interval *iv);
-/* Fill iv with the totals since start, as of the last collect. */
-void report_final(struct report *r, struct interval *iv);
+/* Fill iv with the totals since start, as of the last collect; 0 or -ENOMEM. */
+int report_final(struct report *r, struct interval *iv);
 
 #endif
