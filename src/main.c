@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -109,6 +110,42 @@ static void usage(FILE *f)
 		"See ebpfcount(8).\n");
 }
 
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/*
+ * From the start: SIGINT, SIGTERM and SIGHUP end the counting with the
+ * totals, whenever they come.  A reader that goes away is seen as EPIPE.
+ */
+static void catch_signals(void)
+{
+	/* SA_RESTART: a write to a slow reader goes on; the sleep does not. */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * Push what was printed out: a reader that is gone (| head) ends the run
+ * quietly, as it ends tcpdump; any other write error is an error.
+ */
+static void flush_output(void)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return;
+	if (errno == EPIPE)
+		exit(0);
+	fprintf(stderr, "ebpfcount: cannot write the output: %s\n", strerror(errno));
+	exit(1);
+}
+
 static void list_fields(void)
 {
 	const struct field *f;
@@ -119,15 +156,28 @@ static void list_fields(void)
 		printf("%-16s %s\n", f[i].name, f[i].help);
 }
 
-static long parse_long(const char *s, const char *opt, long min)
+static _Noreturn void bad_value(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ebpfcount: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see ebpfcount -h)\n");
+	exit(2);
+}
+
+/* A whole number from min to max: anything else is a usage error. */
+static long parse_long(const char *s, const char *opt, long min, long max)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < min)
-		die("%s wants a whole number of at least %ld, not '%s'", opt, min, s);
+	if (errno || *end || end == s || v < min || v > max)
+		bad_value("%s wants a whole number from %ld to %ld, not '%s'", opt, min, max, s);
 	return v;
 }
 
@@ -137,7 +187,7 @@ static double parse_secs(const char *s)
 	double v = strtod(s, &end);
 
 	if (*end || end == s || !isfinite(v) || v < 0.01 || v > 86400)
-		die("-I wants seconds from 0.01 to 86400, not '%s'", s);
+		bad_value("-I wants seconds from 0.01 to 86400, not '%s'", s);
 	return v;
 }
 
@@ -167,24 +217,29 @@ static void parse_args(int argc, char **argv, struct options *o)
 		switch (c) {
 		case 'i': o->ifname = optarg; break;
 		case 'r': o->file = optarg; break;
-		case 'c': o->count = parse_long(optarg, "-c", 1); break;
+		case 'c': o->count = parse_long(optarg, "-c", 1, INT_MAX); break;
 		case 'I': o->interval = parse_secs(optarg); break;
 		case 'F': o->format = optarg; break;
 		case 'n': o->numeric = 1; break;
 		case 'p': o->promisc = 0, nopromisc = 1; break;
 		case 'd': o->dump++; break;
 		case 'v': o->verbose = 1; break;
-		case OPT_TOP: o->top = parse_long(optarg, "--top", 1); break;
-		case OPT_MAX_KEYS: o->max_keys = parse_long(optarg, "--max-keys", 1); break;
-		case OPT_VERSION: printf("ebpfcount %s\n", EBPFCOUNT_VERSION); exit(0);
-		case OPT_LIST: list_fields(); exit(0);
+		case OPT_TOP: o->top = parse_long(optarg, "--top", 1, INT_MAX); break;
+		case OPT_MAX_KEYS:
+			o->max_keys = parse_long(optarg, "--max-keys", 1, MAPS_DEFAULT_KEYS);
+			break;
+		case OPT_VERSION:
+			printf("ebpfcount %s\n", EBPFCOUNT_VERSION);
+			flush_output();
+			exit(0);
+		case OPT_LIST: list_fields(); flush_output(); exit(0);
 		case OPT_ENGINE:
 			if (strcmp(optarg, "user") && strcmp(optarg, "kernel"))
-				usage_error("--engine is user or kernel");
+				bad_value("--engine is user or kernel, not '%s'", optarg);
 			o->kernel_engine = !strcmp(optarg, "kernel");
 			engine = 1;
 			break;
-		case 'h': usage(stdout); exit(0);
+		case 'h': usage(stdout); flush_output(); exit(0);
 		default: usage(stderr); exit(2);
 		}
 	}
@@ -236,22 +291,6 @@ static double now(clockid_t clk)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static void catch_signals(void)
-{
-	/* SA_RESTART: a write to a slow reader goes on; the sleep does not. */
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /* Sleep until monotonic time t; early on a signal. */
 static void sleep_until(double t)
 {
@@ -261,33 +300,46 @@ static void sleep_until(double t)
 		;
 }
 
-/* Read interval n's counts and print them: it ended at time t, secs long. */
-static void interval(const struct options *o, struct report *r, struct maps *m, long n,
-		     double t, double secs)
+/*
+ * Read interval n's counts and print them: it ended at time t, secs long.
+ * 0, or -errno if the counters could not be read (nothing printed).
+ */
+static int interval(const struct options *o, struct report *r, struct maps *m, long n,
+		    double t, double secs)
 {
 	double t0 = now(CLOCK_MONOTONIC);
 	struct interval iv;
 	int err = report_collect(r, m, &iv);
 
 	if (err)
-		die("cannot read the counters: %s", strerror(-err));
+		return err;
 	iv.time = t;
 	iv.secs = secs;
 	output_interval(&out, &iv);
+	flush_output();
 	if (o->verbose)
 		fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
 			n, iv.nrows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
+	return 0;
 }
 
-/* The totals since start: at time t, over secs. */
-static void final(struct report *r, double t, double secs)
+/*
+ * The totals since start, at time t, over secs; then, if a readout
+ * failed (err), why: what was counted is printed first.
+ */
+static void final(struct report *r, double t, double secs, int err)
 {
 	struct interval iv;
 
-	report_final(r, &iv);
+	if (report_final(r, &iv))
+		die("out of memory for the final totals");
 	iv.time = t;
 	iv.secs = secs;
 	output_interval(&out, &iv);
+	flush_output();
+	report_free(r);
+	if (err)
+		die("cannot read the counters: %s", strerror(-err));
 }
 
 static struct report *report_begin(const struct layout *lay)
@@ -297,6 +349,7 @@ static struct report *report_begin(const struct layout *lay)
 	if (!r)
 		die("out of memory");
 	output_begin(&out);
+	flush_output();
 	return r;
 }
 
@@ -305,16 +358,16 @@ static void run(const struct options *o, struct maps *m, const struct layout *la
 {
 	struct report *r = report_begin(lay);
 	double start = now(CLOCK_MONOTONIC), last = start, t;
+	int err = 0;
 	long n;
 
-	for (n = 1; !stop && (!o->count || n <= o->count); n++) {
+	for (n = 1; !err && !stop && (!o->count || n <= o->count); n++) {
 		sleep_until(start + n * o->interval);
 		t = now(CLOCK_MONOTONIC);
-		interval(o, r, m, n, now(CLOCK_REALTIME), t - last);
+		err = interval(o, r, m, n, now(CLOCK_REALTIME), t - last);
 		last = t;
 	}
-	final(r, now(CLOCK_REALTIME), last - start);
-	report_free(r);
+	final(r, now(CLOCK_REALTIME), last - start, err);
 }
 
 /* Who runs the program on a file's packets: the user engine or the kernel. */
@@ -387,32 +440,32 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	struct vm_skb skb;
 	char err[512] = "";
 	long n = 0;
-	int ret = 0;
+	int ret = 0, rerr = 0;
 
 	if (o->kernel_engine)
 		engine_kernel(&en, p, o->verbose);
 	else
 		engine_user(&en, p);
 	r = report_begin(&p->lay);
-	while (!stop && (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
+	while (!stop && !rerr && (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
 		if (capture_records(cap) == 1)
 			start = ts;
-		while (!stop && ts - start >= (n + 1) * step && (!o->count || n < o->count)) {
+		while (!stop && !rerr && ts - start >= (n + 1) * step &&
+		       (!o->count || n < o->count)) {
 			n++;
-			interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
+			rerr = interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
 		}
-		if (o->count && n == o->count)
+		if (rerr || (o->count && n == o->count))
 			break;
 		engine_run(&en, &skb, capture_records(cap));
 	}
 	if (ret < 0 && !capture_records(cap))
 		die("%s", err);		/* as tcpdump: nothing read, nothing printed */
-	if (capture_records(cap) && (!o->count || n < o->count)) {
+	if (!rerr && capture_records(cap) && (!o->count || n < o->count)) {
 		n++;
-		interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
+		rerr = interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
 	}
-	final(r, (start + n * step) / 1e9, n * o->interval);
-	report_free(r);
+	final(r, (start + n * step) / 1e9, n * o->interval, rerr);
 	engine_close(&en);
 	if (ret < 0)
 		die("%s", err);
@@ -434,13 +487,13 @@ static int count_file(const struct options *o)
 	out.lay = &p.lay;
 	if (o->dump) {
 		(o->dump > 1 ? disasm_print_c : disasm_print)(stdout, &p.e);
+		flush_output();
 		return 0;
 	}
 	if (o->verbose)
 		fprintf(stderr, "ebpfcount: %s: link type %s, run by %s\n", o->file,
 			capture_linktype(cap), o->kernel_engine ? "the kernel (BPF_PROG_TEST_RUN)" :
 			"the user engine");
-	catch_signals();
 	run_file(o, cap, &p);
 	capture_close(cap);
 	program_free(&p);
@@ -456,11 +509,12 @@ int main(int argc, char **argv)
 	int prog, sock;
 
 	parse_args(argc, argv, &o);
+	catch_signals();
 	out.f = stdout;
 	out.numeric = o.numeric;
 	out.top = o.top;
 	if (output_init(&out, o.format))
-		die("unknown output format '%s' (human, json or csv)", o.format);
+		bad_value("-F is human, json or csv, not '%s'", o.format);
 	if (o.file)
 		return count_file(&o);
 	/* The where clause is compiled for the interface: choose it first
@@ -475,6 +529,7 @@ int main(int argc, char **argv)
 	out.lay = &p.lay;
 	if (o.dump) {
 		(o.dump > 1 ? disasm_print_c : disasm_print)(stdout, &p.e);
+		flush_output();
 		return 0;
 	}
 	if (maps_create(&m, &p.lay, maps_kernel(), err, sizeof(err)))
@@ -485,7 +540,6 @@ int main(int argc, char **argv)
 	sock = attach_socket(o.ifname, prog, o.promisc, err, sizeof(err));
 	if (sock < 0)
 		die("%s", err);
-	catch_signals();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	run(&o, &m, &p.lay);
 	close(sock);

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The command line and standard output, on the host (only ebpfcount -r
+# with the user engine and -d run: no bpf(2), no socket).  Every numeric
+# option is bounded and a bad value is a usage error (exit 2, one line
+# that states the bound); a write error on standard output is one line
+# and exit 1; a reader that goes away (| head) ends the run quietly with
+# status 0; tests/run refuses a test that does not exist.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/tap.sh"
+E=$top/build/bin/ebpfcount
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# A pcap file of n UDP frames, sport 1..n, t 1 ms apart: n rows of output.
+pcap() {
+	python3 - "$1" "$2" <<'EOF'
+import struct, sys
+path, n = sys.argv[1], int(sys.argv[2])
+out = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 262144, 1)
+for i in range(n):
+    sport = i + 1
+    udp = struct.pack("!HHHH", sport, 2000, 8 + 18, 0) + bytes(18)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
+                     bytes([198, 18, 0, 2]), bytes([198, 18, 0, 1])) + udp
+    fr = bytes.fromhex("525400123401525400123402") + b"\x08\x00" + ip
+    us = 1000 * i
+    out += struct.pack("<IIII", 1700000000 + us // 1000000, us % 1000000, len(fr), len(fr)) + fr
+open(path, "wb").write(out)
+EOF
+}
+pcap "$tmp/small.pcap" 3
+pcap "$tmp/big.pcap" 5000
+
+bad=(
+	"--max-keys 0|--max-keys wants a whole number from 1 to 1048576, not '0'"
+	"--max-keys 1048577|--max-keys wants a whole number from 1 to 1048576, not '1048577'"
+	"--max-keys 4294967296|--max-keys wants a whole number from 1 to 1048576, not '4294967296'"
+	"--max-keys 4294967297|--max-keys wants a whole number from 1 to 1048576, not '4294967297'"
+	"--max-keys 99999999999999999999|--max-keys wants a whole number from 1 to 1048576, not '99999999999999999999'"
+	"--max-keys -1|--max-keys wants a whole number from 1 to 1048576, not '-1'"
+	"-c 0|-c wants a whole number from 1 to 2147483647, not '0'"
+	"-c 2147483648|-c wants a whole number from 1 to 2147483647, not '2147483648'"
+	"-c 1x|-c wants a whole number from 1 to 2147483647, not '1x'"
+	"--top 0|--top wants a whole number from 1 to 2147483647, not '0'"
+	"-I 0|-I wants seconds from 0.01 to 86400, not '0'"
+	"-I nan|-I wants seconds from 0.01 to 86400, not 'nan'"
+	"-F xml|-F is human, json or csv, not 'xml'"
+	"--engine gpu|--engine is user or kernel, not 'gpu'"
+)
+plan $((${#bad[@]} + 11))
+
+for b in "${bad[@]}"; do
+	opt=${b%%|*} want=${b#*|}
+	# shellcheck disable=SC2086
+	err=$("$E" $opt -r "$tmp/small.pcap" count 2>&1 >/dev/null)
+	rc=$?
+	is "$rc:$err" "2:ebpfcount: $want (see ebpfcount -h)" "$opt: usage error, exit 2"
+done
+
+out=$("$E" --max-keys 1048576 -r "$tmp/small.pcap" -F csv 'count by udp.srcport' 2>&1)
+rc=$?
+is "$rc:$(echo "$out" | grep -c ',1,60$')" "0:6" "--max-keys at its bound counts (3 rows, twice)"
+
+# Standard output on a full device: one line, exit 1.
+for f in human json csv; do
+	err=$("$E" -F $f -r "$tmp/small.pcap" 'count by udp.srcport' 2>&1 >/dev/full)
+	rc=$?
+	is "$rc:$err" "1:ebpfcount: cannot write the output: No space left on device" \
+		"-F $f > /dev/full: one line, exit 1"
+done
+err=$("$E" -d count 2>&1 >/dev/full)
+is "$?:$err" "1:ebpfcount: cannot write the output: No space left on device" "-d > /dev/full"
+err=$("$E" --list-fields 2>&1 >/dev/full)
+is "$?:$err" "1:ebpfcount: cannot write the output: No space left on device" \
+	"--list-fields > /dev/full"
+
+# A reader that goes away: no "Broken pipe", status 0.
+for f in human csv; do
+	"$E" -F $f -r "$tmp/big.pcap" 'count by udp.srcport' 2>"$tmp/err" | head -3 >"$tmp/out"
+	rcs="${PIPESTATUS[0]}:${PIPESTATUS[1]}"
+	is "$rcs:$(wc -l <"$tmp/out"):$(cat "$tmp/err")" "0:0:3:" \
+		"-F $f | head -3: three lines, quiet, status 0"
+done
+# The run really was cut short: whole, it writes a header, five 1 s
+# intervals of 1000 rows and the final 5000 rows, each block with its
+# overflow and total lines.
+"$E" -F csv -r "$tmp/big.pcap" 'count by udp.srcport' | wc -l >"$tmp/n"
+is "$(cat "$tmp/n")" "10013" "the same run whole: 10013 lines (so head cut it)"
+
+# tests/run: a test that does not exist is an error, not skipped.
+err=$("$top/tests/run" tests/host/no-such.t 2>&1 >/dev/null)
+rc=$?
+is "$rc:$err" "2:tests/run: no such test: tests/host/no-such.t" "tests/run refuses a missing test"
+err=$("$top/tests/run" tests/host/no-such.t tests/host/65-cli.t 2>&1 >/dev/null)
+is "$?" "2" "tests/run refuses a missing test among others"
+done_testing
