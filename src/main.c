@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include "maps.h"
 #include "output.h"
 #include "parse.h"
+#include "privs.h"
 #include "report.h"
 #include "vm.h"
 
@@ -46,6 +48,7 @@ struct options {
 	long max_keys;
 	int dump;		/* -d: 1 listing, 2 C array */
 	int verbose;
+	const char *user;	/* -Z */
 	const char *expr;
 };
 
@@ -82,7 +85,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ebpfcount [-i IFACE | -r FILE [--engine user|kernel]] [-c COUNT] [-I SECONDS]\n"
-		"                 [-F human|json|csv] [-n] [-p] [--top N] [--max-keys N] [-d|-dd] [-v]\n"
+		"                 [-F human|json|csv] [-n] [-p] [--top N] [--max-keys N] [-Z USER]\n"
+		"                 [-d|-dd] [-v]\n"
 		"                 EXPRESSION\n"
 		"       ebpfcount --list-fields | -h | --version\n"
 		"\n"
@@ -102,6 +106,7 @@ static void usage(FILE *f)
 		"  -p            do not put the interface in promiscuous mode\n"
 		"  --top N       print the N busiest keys per interval\n"
 		"  --max-keys N  bound the keys per interval; keys that do not fit count as overflow\n"
+		"  -Z USER       once set up, run as USER (every capability is dropped anyway)\n"
 		"  -d            print the generated eBPF program and exit; -dd as a C array\n"
 		"  -v            print the verifier's log, and per interval the time\n"
 		"                taken to read and print the counters (on stderr)\n"
@@ -213,7 +218,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	};
 	int c, engine = 0, nopromisc = 0;
 
-	while ((c = getopt_long(argc, argv, "i:r:c:I:F:npdvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:r:c:I:F:npdvZ:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->ifname = optarg; break;
 		case 'r': o->file = optarg; break;
@@ -224,6 +229,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'p': o->promisc = 0, nopromisc = 1; break;
 		case 'd': o->dump++; break;
 		case 'v': o->verbose = 1; break;
+		case 'Z': o->user = optarg; break;
 		case OPT_TOP: o->top = parse_long(optarg, "--top", 1, INT_MAX); break;
 		case OPT_MAX_KEYS:
 			o->max_keys = parse_long(optarg, "--max-keys", 1, MAPS_DEFAULT_KEYS);
@@ -324,10 +330,10 @@ static int interval(const struct options *o, struct report *r, struct maps *m, l
 }
 
 /*
- * The totals since start, at time t, over secs; then, if a readout
- * failed (err), why: what was counted is printed first.
+ * The totals since start, at time t, over secs; then, if the counting
+ * ended on an error (why), the error: what was counted is printed first.
  */
-static void final(struct report *r, double t, double secs, int err)
+static void final(struct report *r, double t, double secs, const char *why)
 {
 	struct interval iv;
 
@@ -338,8 +344,26 @@ static void final(struct report *r, double t, double secs, int err)
 	output_interval(&out, &iv);
 	flush_output();
 	report_free(r);
-	if (err)
-		die("cannot read the counters: %s", strerror(-err));
+	if (why)
+		die("%s", why);
+}
+
+/* Why a readout failed, for final(). */
+static const char *readout_error(int err, char *buf, size_t size)
+{
+	if (!err)
+		return NULL;
+	snprintf(buf, size, "cannot read the counters: %s", strerror(-err));
+	return buf;
+}
+
+/* After set-up, the descriptors are enough: give up the rest. */
+static void drop_privileges(const struct options *o)
+{
+	char err[512];
+
+	if (privs_drop(o->user, err, sizeof(err)))
+		die("%s", err);
 }
 
 static struct report *report_begin(const struct layout *lay)
@@ -353,21 +377,32 @@ static struct report *report_begin(const struct layout *lay)
 	return r;
 }
 
-/* Live: an interval every o->interval seconds of the monotonic clock. */
-static void run(const struct options *o, struct maps *m, const struct layout *lay)
+/*
+ * Live: an interval every o->interval seconds of the monotonic clock,
+ * on interface ifindex.  An interface that goes down and up keeps its
+ * index and the socket its program; one that is deleted ends the run
+ * after the interval that saw it go.
+ */
+static void run(const struct options *o, struct maps *m, const struct layout *lay,
+		unsigned int ifindex)
 {
 	struct report *r = report_begin(lay);
 	double start = now(CLOCK_MONOTONIC), last = start, t;
-	int err = 0;
+	char name[IF_NAMESIZE], why[256];
+	int err = 0, gone = 0;
 	long n;
 
-	for (n = 1; !err && !stop && (!o->count || n <= o->count); n++) {
+	for (n = 1; !err && !gone && !stop && (!o->count || n <= o->count); n++) {
 		sleep_until(start + n * o->interval);
 		t = now(CLOCK_MONOTONIC);
+		gone = !if_indextoname(ifindex, name) && errno == ENXIO;
 		err = interval(o, r, m, n, now(CLOCK_REALTIME), t - last);
 		last = t;
 	}
-	final(r, now(CLOCK_REALTIME), last - start, err);
+	if (gone && !err)
+		snprintf(why, sizeof(why), "interface %s went away", o->ifname);
+	final(r, now(CLOCK_REALTIME), last - start,
+	      gone && !err ? why : readout_error(err, why, sizeof(why)));
 }
 
 /* Who runs the program on a file's packets: the user engine or the kernel. */
@@ -446,6 +481,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		engine_kernel(&en, p, o->verbose);
 	else
 		engine_user(&en, p);
+	drop_privileges(o);
 	r = report_begin(&p->lay);
 	while (!stop && !rerr && (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
 		if (capture_records(cap) == 1)
@@ -465,7 +501,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		n++;
 		rerr = interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
 	}
-	final(r, (start + n * step) / 1e9, n * o->interval, rerr);
+	final(r, (start + n * step) / 1e9, n * o->interval, readout_error(rerr, err, sizeof(err)));
 	engine_close(&en);
 	if (ret < 0)
 		die("%s", err);
@@ -540,8 +576,9 @@ int main(int argc, char **argv)
 	sock = attach_socket(o.ifname, prog, o.promisc, err, sizeof(err));
 	if (sock < 0)
 		die("%s", err);
+	drop_privileges(&o);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	run(&o, &m, &p.lay);
+	run(&o, &m, &p.lay, if_nametoindex(o.ifname));
 	close(sock);
 	close(prog);
 	maps_close(&m);
