@@ -18,7 +18,8 @@ PROGS    := $(patsubst tests/progs/%.c,$(B)/bin/%,$(wildcard tests/progs/*.c))
 
 .PHONY: all deps bench-deps fuzz-deps fuzzers fuzz kernel check check-debug unit guest demo \
 	bench clean
-all: $(B)/bin/ebpfcount $(PROGS)
+PRELOAD  := $(patsubst tests/preload/%.c,$(B)/guest/usr/lib/ebpfcount/%.so,$(wildcard tests/preload/*.c))
+all: $(B)/bin/ebpfcount $(PROGS) $(PRELOAD)
 
 deps:
 	@qemu-env/deps.sh
@@ -43,6 +44,11 @@ $(B)/obj/main.o: src/main.c $(wildcard src/*.h)
 $(B)/bin/%: tests/progs/%.c $(wildcard tests/progs/*.h src/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/progs $< $(LDLIBS) -o $@
+
+# LD_PRELOAD shims for the guest fault tests (build/guest is the guests' /).
+$(B)/guest/usr/lib/ebpfcount/%.so: tests/preload/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -shared -fPIC $< -ldl -o $@
 
 # bench_prog loads ebpfcount's own programs: it links the objects of src/.
 $(B)/bin/bench_prog: tests/progs/bench_prog.c $(OBJS)
@@ -94,8 +100,12 @@ $(FUZZERS:%=$(B)/fuzz/%): $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_O
 
 fuzzers: $(FUZZERS:%=$(B)/fuzz/%)
 
-fuzz: fuzzers
+# The fuzzers for FUZZ_SECONDS each, then the guests' property test
+# (tests/vm/57-property.t) with a new seed, which it prints.
+fuzz: deps fuzzers
 	@tests/fuzz/run -t $(FUZZ_SECONDS) $(FUZZERS)
+	@$(MAKE) --no-print-directory all kernel
+	@EBPFCOUNT_SEED=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') tests/run tests/vm/57-property.t
 
 kernel: deps
 	@qemu-env/kernel.sh stock
