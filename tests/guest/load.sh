@@ -13,7 +13,7 @@ has() { echo "$1" | grep -q "$2"; }
 exprs=$(parser_table)
 
 n=$(echo "$exprs" | wc -l)
-plan $((n + 10))
+plan $((n + 11))
 while read -r e; do
 	ok "loads: $e" quietly ebpfcount -i eth0 -c 1 -I 0.05 "$e"
 done <<END
@@ -38,8 +38,22 @@ is "$(mode 'count by ip.proto')" "with LD_ABS (two reads or fewer)" "-v: one fie
 is "$(mode 'count by tcp.dstport')" "from a copy on the stack" "-v: five reads from the copy"
 is "$(mode 'count by ip.proto where tcp')" "from a copy on the stack" "-v: a where clause reads the copy"
 
-out=$(ebpfcount -c 1 -I 0.05 -F csv count 2>&1)
-ok "no -i: picks eth0" test "$(echo "$out" | wc -l)" -ge 3
+# No -i: ebpfcount takes the first up, non-loopback interface, eth0.  Its
+# socket is bound to eth0's index (/proc/net/packet, column Iface), and it
+# counts exactly the frames this guest sends on eth0 (those of a source MAC
+# of their own: their where clause holds nothing else).
+M=52:54:00:12:34:77
+ebpfcount -F csv -I 0.2 "count where ether src $M" >/tmp/noi.csv 2>&1 &
+pid=$!
+retry 30 bound 1
+is "$(awk 'NR > 1 && $4 != "0000" { print $5 }' /proc/net/packet)" \
+	"$(cat /sys/class/net/eth0/ifindex)" "no -i: the socket is bound to eth0"
+craft -q -i eth0 -c 7 "udp4,smac=$M,dst=198.18.0.99"
+sleep 0.5
+kill -INT $pid
+wait $pid
+is "$?:$(awk -F, '$3 == "1" && $4 == "total" { print $(NF - 1) }' /tmp/noi.csv)" "0:7" \
+	"no -i: exit 0, the 7 frames sent on eth0 counted"
 
 err=$(ebpfcount -i nosuch0 count 2>&1)
 rc=$?
