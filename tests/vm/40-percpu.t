@@ -15,7 +15,10 @@ for k in $KERNELS; do
 	rc=0
 	out=$(vm --kernel "$k" --smp 2 -- percpu_inline --inline "$want" 2>&1) || rc=$?
 	import "$k: " <<<"$out"
-	is "$rc" 0 "$k: percpu_inline --inline $want exits 0"
+	# percpu_inline plans at its end: a result lost on the way (the serial
+	# console can drop characters) shows as fewer results than planned
+	is "$rc:$import_seen" "0:$import_planned" \
+		"$k: percpu_inline --inline $want exits 0 after all its $import_planned tests"
 	lru[$k]=$(grep -a '^# lru-order ' <<<"$out" | tr -d '\r')
 done
 for k in $KERNELS; do
