@@ -41,6 +41,9 @@ add_bin() {
 for b in iperf3 tcpdump; do
 	add_bin "$(command -v $b)" "/usr/bin/$b"
 done
+# util-linux's setpriv as /usr/bin/setpriv (busybox's, first in PATH, has
+# no --reuid or --bounding-set): the least-privilege tests use it.
+add_bin /usr/bin/setpriv /usr/bin/setpriv
 for b in bpftool; do
 	p=$(command -v $b || true)
 	[ -z "$p" ] && p=/usr/sbin/$b

@@ -37,11 +37,12 @@ int privs_drop(const char *user, char *err, size_t errlen)
 	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
 	int cap;
 
-	if (user && become(user, err, errlen))
-		return -1;
-	/* The bounding set needs CAP_SETPCAP, which may already be gone. */
+	/* The bounding set first: that needs CAP_SETPCAP (root has it; a
+	 * user given capabilities usually does not, and keeps the set). */
 	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
 		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+	if (user && become(user, err, errlen))
+		return -1;
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL) {
 		snprintf(err, errlen, "cannot drop the ambient capabilities: %s", strerror(errno));
 		return -1;
