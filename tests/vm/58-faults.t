@@ -3,12 +3,12 @@
 # Least privilege and faults (tests/guest/faults.sh: capabilities, -Z, a
 # user with only CAP_BPF and CAP_NET_RAW, an interface down and up or
 # deleted, a stalled or vanished reader, signals, a full file system,
-# bpf(2) failures), then --max-keys under a flood of 1.4 M distinct keys
+# bpf(2) failures), then --max-keys under a flood of 1.7 M distinct keys
 # from the peer (tests/guest/keyflood.sh).
 . "$(dirname "$0")/lib.sh"
 vm_tap "$KERNEL: " --kernel "$KERNEL" -- sh /tests/guest/faults.sh
 peer='. /tests/guest/lib.sh; wait_go
-craft -q -i eth0 -g 0:0 -c 1441792 udp4,src=198.18.0.0,srcrange=131072,sportrange=11
+craft -q -i eth0 -g 0:0 -c 1703936 udp4,src=198.18.0.0,srcrange=131072,sportrange=13
 sleep 2
 craft -q -i eth0 -c 3 udp4,dport=9998
 sleep 600'
