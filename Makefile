@@ -17,7 +17,7 @@ UNIT_DEPS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.[ch]))
 PROGS    := $(patsubst tests/progs/%.c,$(B)/bin/%,$(wildcard tests/progs/*.c))
 
 .PHONY: all deps bench-deps fuzz-deps fuzzers fuzz kernel check check-debug unit guest demo \
-	bench clean
+	bench soak clean
 PRELOAD  := $(patsubst tests/preload/%.c,$(B)/guest/usr/lib/ebpfcount/%.so,$(wildcard tests/preload/*.c))
 all: $(B)/bin/ebpfcount $(PROGS) $(PRELOAD)
 
@@ -128,6 +128,13 @@ check-debug: deps
 	@qemu-env/kernel.sh patched-up
 	@EBPFCOUNT_KERNEL=patched-debug EBPFCOUNT_KERNELS="stock patched-debug" \
 		tests/run tests/vm/*.t tests/debug/*.t
+
+# Not in make check: SOAK_SECONDS (default 600) of iperf3 traffic and
+# churning keys in a guest; ebpfcount's RSS and descriptors and the
+# kernel's BPF memory must stay flat, the totals exact (tests/soak/soak.t).
+soak: deps
+	@$(MAKE) --no-print-directory all kernel
+	@tests/run tests/soak/soak.t
 
 demo: deps
 	@$(MAKE) --no-print-directory all kernel
