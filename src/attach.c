@@ -75,3 +75,11 @@ int attach_default_ifname(char *buf, size_t size, char *err, size_t errlen)
 		snprintf(err, errlen, "no interface is up (use -i)");
 	return found ? 0 : -1;
 }
+
+unsigned int attach_ifindex(int sock)
+{
+	struct sockaddr_ll sll = { 0 };
+	socklen_t len = sizeof(sll);
+
+	return getsockname(sock, (struct sockaddr *)&sll, &len) ? 0 : (unsigned int)sll.sll_ifindex;
+}

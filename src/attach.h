@@ -13,6 +13,9 @@
  */
 int attach_socket(const char *ifname, int prog_fd, int promisc, char *err, size_t errlen);
 
+/* The index of the interface socket sock is bound to. */
+unsigned int attach_ifindex(int sock);
+
 /* The first interface that is up and not a loopback, as tcpdump picks. */
 int attach_default_ifname(char *buf, size_t size, char *err, size_t errlen);
 

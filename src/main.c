@@ -11,6 +11,8 @@
 #include <limits.h>
 #include <math.h>
 #include <net/if.h>
+#include <pwd.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +51,7 @@ struct options {
 	int dump;		/* -d: 1 listing, 2 C array */
 	int verbose;
 	const char *user;	/* -Z */
+	struct passwd *pw;	/* its entry, when we are root */
 	const char *expr;
 };
 
@@ -115,25 +118,41 @@ static void usage(FILE *f)
 		"See ebpfcount(8).\n");
 }
 
+/* The signals that end the counting with the totals. */
+static sigset_t stop_signals;
+
+/* The first signal asks for the totals; a second one ends us at once. */
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (stop) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	stop = 1;
 }
 
 /*
  * From the start: SIGINT, SIGTERM and SIGHUP end the counting with the
- * totals, whenever they come.  A reader that goes away is seen as EPIPE.
+ * totals, whenever they come; a SIGHUP ignored by whoever started us
+ * stays ignored (nohup), as in tcpdump.  A second signal ends a wait that
+ * the first cannot (a capture file on an idle pipe).  A reader that goes
+ * away is seen as EPIPE.
  */
 static void catch_signals(void)
 {
 	/* SA_RESTART: a write to a slow reader goes on; the sleep does not. */
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART }, old;
 
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&stop_signals);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN) {
+		sigaction(SIGHUP, &sa, NULL);
+		sigaddset(&stop_signals, SIGHUP);
+	}
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -143,11 +162,15 @@ static void catch_signals(void)
  */
 static void flush_output(void)
 {
+	int err;
+
 	if (!fflush(stdout) && !ferror(stdout))
 		return;
-	if (errno == EPIPE)
+	/* the failed write was the last call into the C library */
+	err = errno ? errno : EIO;
+	if (err == EPIPE)
 		exit(0);
-	fprintf(stderr, "ebpfcount: cannot write the output: %s\n", strerror(errno));
+	fprintf(stderr, "ebpfcount: cannot write the output: %s\n", strerror(err));
 	exit(1);
 }
 
@@ -297,13 +320,24 @@ static double now(clockid_t clk)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Sleep until monotonic time t; early on a signal. */
+/*
+ * Sleep until monotonic time t; early on a signal.  The signals stay
+ * blocked from the test of stop to the wait, which unblocks them, so one
+ * that comes in between is not slept through.
+ */
 static void sleep_until(double t)
 {
-	struct timespec ts = { .tv_sec = (time_t)t, .tv_nsec = (long)((t - (time_t)t) * 1e9) };
+	sigset_t old;
+	double left;
 
-	while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	sigprocmask(SIG_BLOCK, &stop_signals, &old);
+	while (!stop && (left = t - now(CLOCK_MONOTONIC)) > 0) {
+		struct timespec ts = { .tv_sec = (time_t)left,
+				       .tv_nsec = (long)((left - (time_t)left) * 1e9) };
+
+		ppoll(NULL, 0, &ts, &old);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /*
@@ -353,17 +387,29 @@ static const char *readout_error(int err, char *buf, size_t size)
 {
 	if (!err)
 		return NULL;
-	snprintf(buf, size, "cannot read the counters: %s", strerror(-err));
+	if (err == -ENOMEM)	/* read, but no room for the keys */
+		snprintf(buf, size, "out of memory for the keys read");
+	else
+		snprintf(buf, size, "cannot read the counters: %s", strerror(-err));
 	return buf;
 }
 
-/* After set-up, the descriptors are enough: give up the rest. */
-static void drop_privileges(const struct options *o)
+static int maps_reads(void *m)
+{
+	return maps_probe(m);
+}
+
+/* After set-up, the descriptors to m are enough: give up the rest. */
+static void drop_privileges(const struct options *o, struct maps *m)
 {
 	char err[512];
+	int kept;
 
-	if (privs_drop(o->user, err, sizeof(err)))
+	if (privs_drop(o->pw, maps_reads, m, &kept, err, sizeof(err)))
 		die("%s", err);
+	if (kept && o->verbose)
+		fprintf(stderr, "ebpfcount: keeping CAP_BPF and CAP_SYS_ADMIN: this kernel wants "
+			"one to read the maps (kernel.unprivileged_bpf_disabled)\n");
 }
 
 static struct report *report_begin(const struct layout *lay)
@@ -442,15 +488,23 @@ static void engine_kernel(struct engine *en, const struct program *p, int verbos
 		die("%s", err);
 }
 
-static void engine_run(struct engine *en, const struct vm_skb *skb, unsigned long record)
+/* Run the program on a record: 0, or -1 with why filled. */
+static int engine_run(struct engine *en, const struct vm_skb *skb, unsigned long record,
+		      char *why, size_t size)
 {
 	char err[512];
 	__u32 verdict;
 
-	if (en->vm && vm_run(en->vm, skb, &verdict))
-		die("record %lu: the program failed in the engine: %s", record, vm_error(en->vm));
-	if (!en->vm && load_test_run(en->prog, skb, err, sizeof(err)))
-		die("record %lu: %s", record, err);
+	if (en->vm && vm_run(en->vm, skb, &verdict)) {
+		snprintf(why, size, "record %lu: the program failed in the engine: %s", record,
+			 vm_error(en->vm));
+		return -1;
+	}
+	if (!en->vm && load_test_run(en->prog, skb, err, sizeof(err))) {
+		snprintf(why, size, "record %lu: %s", record, err);
+		return -1;
+	}
+	return 0;
 }
 
 static void engine_close(struct engine *en)
@@ -473,17 +527,18 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	struct engine en = { .prog = -1 };
 	struct report *r;
 	struct vm_skb skb;
-	char err[512] = "";
+	char err[512] = "", why[640] = "";
 	long n = 0;
-	int ret = 0, rerr = 0;
+	int ret = 0, rerr = 0, failed = 0;
 
 	if (o->kernel_engine)
 		engine_kernel(&en, p, o->verbose);
 	else
 		engine_user(&en, p);
-	drop_privileges(o);
+	drop_privileges(o, &en.m);
 	r = report_begin(&p->lay);
-	while (!stop && !rerr && (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
+	while (!stop && !rerr && !failed &&
+	       (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
 		if (capture_records(cap) == 1)
 			start = ts;
 		while (!stop && !rerr && ts - start >= (n + 1) * step &&
@@ -493,7 +548,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		}
 		if (rerr || (o->count && n == o->count))
 			break;
-		engine_run(&en, &skb, capture_records(cap));
+		failed = engine_run(&en, &skb, capture_records(cap), why, sizeof(why));
 	}
 	if (ret < 0 && !capture_records(cap))
 		die("%s", err);		/* as tcpdump: nothing read, nothing printed */
@@ -501,10 +556,15 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		n++;
 		rerr = interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
 	}
-	final(r, (start + n * step) / 1e9, n * o->interval, readout_error(rerr, err, sizeof(err)));
+	/* What was counted, then why the counting stopped. */
+	if (rerr && ret < 0)
+		fprintf(stderr, "ebpfcount: %s\n", err);
+	if (rerr)
+		readout_error(rerr, why, sizeof(why));
+	else if (!failed && ret < 0)
+		snprintf(why, sizeof(why), "%s", err);
+	final(r, (start + n * step) / 1e9, n * o->interval, why[0] ? why : NULL);
 	engine_close(&en);
-	if (ret < 0)
-		die("%s", err);
 }
 
 /* ebpfcount -r: the packets of a capture file. */
@@ -546,6 +606,8 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 	catch_signals();
+	if (o.user && privs_user(o.user, &o.pw, err, sizeof(err)))
+		die("%s", err);
 	out.f = stdout;
 	out.numeric = o.numeric;
 	out.top = o.top;
@@ -576,9 +638,9 @@ int main(int argc, char **argv)
 	sock = attach_socket(o.ifname, prog, o.promisc, err, sizeof(err));
 	if (sock < 0)
 		die("%s", err);
-	drop_privileges(&o);
+	drop_privileges(&o, &m);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	run(&o, &m, &p.lay, if_nametoindex(o.ifname));
+	run(&o, &m, &p.lay, attach_ifindex(sock));
 	close(sock);
 	close(prog);
 	maps_close(&m);

@@ -369,3 +369,10 @@ int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overf
 	sum_cpus(m, m->vals, overflow);
 	return err;
 }
+
+int maps_probe(struct maps *m)
+{
+	__u32 zero = 0;
+
+	return m->b.ops->lookup(m->b.ctx, m->fd[MAP_OVERFLOW], &zero, m->vals);
+}

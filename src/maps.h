@@ -75,6 +75,9 @@ typedef int (*maps_entry_fn)(const unsigned char *key, const struct counter *sum
  */
 int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overflow);
 
+/* One read of the kind a readout makes (the overflow counter): 0 or -errno. */
+int maps_probe(struct maps *m);
+
 /* Describe a bpf(2) failure, naming the missing capability on EPERM. */
 void maps_strerror(const char *what, int err, char *buf, size_t size);
 

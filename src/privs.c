@@ -12,44 +12,90 @@
 
 #include "privs.h"
 
-static int become(const char *user, char *err, size_t errlen)
-{
-	struct passwd *pw;
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
 
+int privs_user(const char *name, struct passwd **pw, char *err, size_t errlen)
+{
+	*pw = NULL;
+	if (getuid() && geteuid())
+		return 0;
 	errno = 0;
-	pw = getpwnam(user);
-	if (!pw) {
-		snprintf(err, errlen, "-Z %s: %s", user, errno ? strerror(errno) : "no such user");
-		return -1;
-	}
+	*pw = *name ? getpwnam(name) : NULL;
+	if (*pw)
+		return 0;
+	/* glibc's lookups say ENOENT, ESRCH, EBADF or EPERM for "none" */
+	if (!errno || errno == ENOENT || errno == ESRCH || errno == EBADF || errno == EPERM)
+		snprintf(err, errlen, "-Z '%s': no such user", name);
+	else
+		snprintf(err, errlen, "-Z '%s': %s", name, strerror(errno));
+	return -1;
+}
+
+static int become(const struct passwd *pw, char *err, size_t errlen)
+{
 	if (initgroups(pw->pw_name, pw->pw_gid) || setgid(pw->pw_gid) || setuid(pw->pw_uid)) {
-		snprintf(err, errlen, "-Z %s: cannot become %s: %s%s", user, pw->pw_name,
-			 strerror(errno),
-			 errno == EPERM ? " (needs CAP_SETUID and CAP_SETGID)" : "");
+		snprintf(err, errlen, "-Z %s: cannot become %s: %s", pw->pw_name, pw->pw_name,
+			 strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
-int privs_drop(const char *user, char *err, size_t errlen)
+/* Set the effective and permitted sets; inheritable is always empty. */
+static int set_caps(__u64 eff, __u64 perm)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {
+		{ .effective = (__u32)eff, .permitted = (__u32)perm },
+		{ .effective = (__u32)(eff >> 32), .permitted = (__u32)(perm >> 32) },
+	};
+
+	return syscall(SYS_capset, &h, d);
+}
+
+static __u64 permitted(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+	if (syscall(SYS_capget, &h, d))
+		return 0;
+	return d[0].permitted | (__u64)d[1].permitted << 32;
+}
+
+int privs_drop(const struct passwd *pw, int (*reads)(void *), void *ctx, int *kept,
+	       char *err, size_t errlen)
+{
+	__u64 keep;
 	int cap;
 
+	*kept = 0;
 	/* The bounding set first: that needs CAP_SETPCAP (root has it; a
 	 * user given capabilities usually does not, and keeps the set). */
 	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
 		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-	if (user && become(user, err, errlen))
+	/* Through the change of user, the permitted set stays for now. */
+	if (pw && (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) || become(pw, err, errlen)))
 		return -1;
+	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL) {
 		snprintf(err, errlen, "cannot drop the ambient capabilities: %s", strerror(errno));
 		return -1;
 	}
-	if (syscall(SYS_capset, &h, none)) {
-		snprintf(err, errlen, "cannot drop the capabilities: %s", strerror(errno));
-		return -1;
+	keep = permitted() & (1ULL << CAP_BPF | 1ULL << CAP_SYS_ADMIN);
+	if (set_caps(0, keep))
+		goto fail;
+	if (keep && reads(ctx) == -EPERM) {
+		*kept = 1;
+		if (set_caps(keep, keep))
+			goto fail;
+		return 0;
 	}
-	return 0;
+	if (!set_caps(0, 0))
+		return 0;
+fail:
+	snprintf(err, errlen, "cannot drop the capabilities: %s", strerror(errno));
+	return -1;
 }

@@ -9,12 +9,24 @@
 
 #include <stddef.h>
 
+struct passwd;
+
 /*
- * Become user (when not NULL: its groups, gid and uid, as tcpdump -Z),
- * then drop every capability: effective, permitted, inheritable and
- * ambient, and the bounding set where that is allowed.  Returns 0, or -1
- * with err filled.
+ * Look up -Z's user before anything is set up: 0, or -1 with err filled.
+ * Only root changes user (as tcpdump): for others, *pw stays NULL.
  */
-int privs_drop(const char *user, char *err, size_t errlen);
+int privs_user(const char *name, struct passwd **pw, char *err, size_t errlen);
+
+/*
+ * Become pw (when not NULL: its groups, gid and uid, as tcpdump -Z), then
+ * drop every capability: effective, permitted, inheritable and ambient,
+ * and the bounding set where that is allowed.  Except where the kernel
+ * still wants one for reading: reads() is tried without any, and if it
+ * fails with EPERM (before Linux 5.19, kernel.unprivileged_bpf_disabled
+ * refuses every bpf(2) command without CAP_BPF or CAP_SYS_ADMIN), those
+ * two, where held, stay; *kept says so.  Returns 0, or -1 with err filled.
+ */
+int privs_drop(const struct passwd *pw, int (*reads)(void *), void *ctx, int *kept,
+	       char *err, size_t errlen);
 
 #endif

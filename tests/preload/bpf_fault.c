@@ -13,10 +13,14 @@
  *                         entries (the readout that read them then fails)
  *   BPF_FAULT_ERRNO=E     with errno E (default EIO), without calling the
  *                         kernel
+ *   BPF_FAULT_OLD_UNPRIV=1  refuse every command with EPERM unless CAP_BPF
+ *                         or CAP_SYS_ADMIN is effective, as kernels before
+ *                         5.19 do when kernel.unprivileged_bpf_disabled is set
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <linux/bpf.h>
+#include <linux/capability.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +43,19 @@ static int should_fail(long cmd)
 	return !env_long("BPF_FAULT_AFTER_READ", 0) || entries_read;
 }
 
+static long (*real)(long, ...);
+
+/* CAP_BPF (39) or CAP_SYS_ADMIN in the effective set. */
+static int bpf_capable(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+	if (real(SYS_capget, &h, d))
+		return 0;
+	return (d[1].effective & 1u << (39 - 32)) || (d[0].effective & 1u << CAP_SYS_ADMIN);
+}
+
 /* A line per call: the command, and for BPF_PROG_LOAD the program's length. */
 static void log_call(long cmd, const void *attr)
 {
@@ -56,7 +73,6 @@ static void log_call(long cmd, const void *attr)
 
 long syscall(long nr, ...)
 {
-	static long (*real)(long, ...);
 	long a[6], ret;
 	va_list ap;
 	int i;
@@ -65,15 +81,19 @@ long syscall(long nr, ...)
 	for (i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	if (!real)
+		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
 	if (nr == SYS_bpf) {
 		log_call(a[0], (const void *)a[1]);
+		if (env_long("BPF_FAULT_OLD_UNPRIV", 0) && !bpf_capable()) {
+			errno = EPERM;
+			return -1;
+		}
 		if (should_fail(a[0])) {
 			errno = (int)env_long("BPF_FAULT_ERRNO", EIO);
 			return -1;
 		}
 	}
-	if (!real)
-		real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
 	ret = real(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (nr == SYS_bpf && (a[0] == BPF_MAP_LOOKUP_BATCH ||
 			      a[0] == BPF_MAP_LOOKUP_AND_DELETE_BATCH) &&
