@@ -48,7 +48,7 @@ bad=(
 	"-F xml|-F is human, json or csv, not 'xml'"
 	"--engine gpu|--engine is user or kernel, not 'gpu'"
 )
-plan $((${#bad[@]} + 11))
+plan $((${#bad[@]} + 12))
 
 for b in "${bad[@]}"; do
 	opt=${b%%|*} want=${b#*|}
@@ -87,6 +87,23 @@ done
 # overflow and total lines.
 "$E" -F csv -r "$tmp/big.pcap" 'count by udp.srcport' | wc -l >"$tmp/n"
 is "$(cat "$tmp/n")" "10013" "the same run whole: 10013 lines (so head cut it)"
+
+# -r from a pipe that stays idle: the first SIGTERM cannot end the wait
+# for data; a second one ends it at once.
+mkfifo "$tmp/fifo"
+sleep 30 >"$tmp/fifo" &
+writer=$!
+"$E" -r "$tmp/fifo" count >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -TERM $pid
+sleep 0.5
+kill -TERM $pid
+for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 $pid 2>/dev/null || break; sleep 0.5; done
+kill -0 $pid 2>/dev/null && kill -9 $pid
+wait $pid
+is "$?" 143 "-r from an idle pipe: a second SIGTERM ends it"
+kill $writer 2>/dev/null
 
 # tests/run: a test that does not exist is an error, not skipped.
 err=$("$top/tests/run" tests/host/no-such.t 2>&1 >/dev/null)
