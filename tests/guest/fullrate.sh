@@ -50,9 +50,15 @@ send_go &
 timeout 300 tcpdump -i eth0 -Z root -c 1 -n 'udp dst port 9998' >/dev/null 2>&1
 quiet_link
 rx1=$(rx)
-kill -INT $p1 $p2 $p3 $(pidof ebpfcount)
+# every ebpfcount once (the slow reader's pid is not $p4): a second
+# signal would end one at once, without its final totals
+kill -INT $(pidof ebpfcount)
 wait
 received=$((rx1 - rx0))
+for f in all sent max slow; do
+	grep -q '"final": true' /tmp/$f.json ||
+		diag "$f: no final object; ends: $(tail -c 300 /tmp/$f.json | tr '\n' ' ')"
+done
 diag "eth0 received $received packets; $(drops)"
 counted=$(final /tmp/all.json total)
 is "$counted" "$received" "inbound total equals eth0's receive counter"

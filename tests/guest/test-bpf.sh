@@ -35,9 +35,16 @@ run_mode() {
 		esac
 	done
 	grep -a -E 'FAIL( |$)' "/tmp/$mode.log" | head -n 20 | sed 's/^/# /'
-	# its result is a continuation (pr_cont), which another message can
-	# split into a record of its own: read the log as one line
-	line=$(tr '\n' ' ' <"/tmp/$mode.log" |
+	# its result comes in continuations (pr_cont); a message from another
+	# context in between splits them into records of their own, flagged
+	# "c" in /dev/kmsg's "prio,seq,usec,flags;text": join the test's
+	# record with the continuation records after it, skip the others
+	line=$(sed -n "/ebpfcount: test_bpf $mode\$/,\$p" "$log" |
+		awk -v name="$percpu_test" '
+		{ hdr = $0; sub(/;.*/, "", hdr); text = substr($0, length(hdr) + 2) }
+		on && hdr ~ /,c(,|$)/ { out = out text }
+		!on && index(text, name) { on = 1; out = text }
+		on && out ~ /PASS|FAIL/ { print out; on = 0 }' |
 		grep -aEo "$percpu_test +(jited:[0-9] [0-9]+ [A-Z]+|[A-Z]+)" | tail -n 1)
 	diag "$mode: ${line:-no per-CPU test}"
 	if [ "$series" = yes ]; then
