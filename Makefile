@@ -4,7 +4,7 @@
 CC       ?= gcc
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc
-LDLIBS   := -lbpf -lpcap -lm
+LDLIBS   := -lbpf -lpcap -lmicrohttpd -lpthread -lm
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 B        := build
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
