@@ -16,8 +16,8 @@ UNITS    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_DEPS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.[ch]))
 PROGS    := $(patsubst tests/progs/%.c,$(B)/bin/%,$(wildcard tests/progs/*.c))
 
-.PHONY: all deps bench-deps fuzz-deps fuzzers fuzz kernel check check-debug unit guest demo \
-	bench soak clean
+.PHONY: all deps bench-deps fuzz-deps pkg-deps fuzzers fuzz kernel check check-debug unit guest \
+	demo bench soak install uninstall deb clean
 PRELOAD  := $(patsubst tests/preload/%.c,$(B)/guest/usr/lib/ebpfcount/%.so,$(wildcard tests/preload/*.c))
 all: $(B)/bin/ebpfcount $(PROGS) $(PRELOAD)
 
@@ -26,7 +26,7 @@ deps:
 
 $(B)/obj/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(B)/san/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(@D)
@@ -34,11 +34,11 @@ $(B)/san/%.o: src/%.c $(wildcard src/*.h)
 
 $(B)/bin/ebpfcount: $(B)/obj/main.o $(OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(B)/obj/main.o: src/main.c $(wildcard src/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DEBPFCOUNT_VERSION='"$(VERSION)"' -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DEBPFCOUNT_VERSION='"$(VERSION)"' -c $< -o $@
 
 # Test programs run in the guests; they share headers, not objects.
 $(B)/bin/%: tests/progs/%.c $(wildcard tests/progs/*.h src/*.h)
@@ -113,7 +113,7 @@ kernel: deps
 
 # All tests: host unit tests (plain and sanitized), then the guest tests on
 # the patched kernel (EBPFCOUNT_KERNEL=stock to point them at stock).
-check: deps fuzz-deps
+check: deps fuzz-deps pkg-deps
 	@$(MAKE) --no-print-directory all unit fuzzers
 	@$(MAKE) --no-print-directory kernel
 	@tests/run
@@ -146,6 +146,41 @@ bench-deps:
 bench: deps bench-deps
 	@$(MAKE) --no-print-directory all kernel $(BPF_OBJS)
 	@tests/bench/run
+
+# make install: the binary, the man page and the systemd unit (whose
+# ExecStart names the installed binary) under $(DESTDIR)$(PREFIX).
+PREFIX  ?= /usr/local
+BINDIR  := $(PREFIX)/bin
+MANDIR  := $(PREFIX)/share/man
+UNITDIR := $(PREFIX)/lib/systemd/system
+
+install: $(B)/bin/ebpfcount
+	install -D -m 0755 $(B)/bin/ebpfcount $(DESTDIR)$(BINDIR)/ebpfcount
+	install -D -m 0644 man/ebpfcount.8 $(DESTDIR)$(MANDIR)/man8/ebpfcount.8
+	sed 's|/usr/bin/ebpfcount|$(BINDIR)/ebpfcount|' contrib/ebpfcount@.service \
+		>$(B)/ebpfcount@.service
+	install -D -m 0644 $(B)/ebpfcount@.service $(DESTDIR)$(UNITDIR)/ebpfcount@.service
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ebpfcount $(DESTDIR)$(MANDIR)/man8/ebpfcount.8 \
+		$(DESTDIR)$(UNITDIR)/ebpfcount@.service
+
+# Packaging tools, the build dependencies of debian/control, and what
+# tests/host/80-package.t checks with.
+pkg-deps:
+	@qemu-env/deps.sh debhelper dpkg-dev lintian mandoc groff-base systemd gcc make \
+		pkg-config libbpf-dev libpcap-dev libmicrohttpd-dev
+
+# The Debian package (debian/) of the committed tree, HEAD: built from a
+# copy in a temporary directory, since dpkg-buildpackage writes next to
+# the tree; the .deb is left in build/deb.
+deb: pkg-deps
+	@rm -rf $(B)/deb
+	@mkdir -p $(B)/deb
+	@t=$$(mktemp -d) && trap 'rm -rf "$$t"' EXIT && \
+		git archive --prefix=ebpfcount/ HEAD | tar -x -C "$$t" && \
+		(cd "$$t/ebpfcount" && dpkg-buildpackage -us -uc -b) && \
+		cp "$$t"/ebpfcount_*.deb $(B)/deb/
 
 clean:
 	rm -rf $(B)
