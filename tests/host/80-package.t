@@ -51,12 +51,12 @@ mandoc -Tascii -O width=200 "$man" | col -bx >"$tmp/man.txt"
 	awk '/^[A-Z]/ { s = $0; next } s == "OPTIONS" && /^       -/ { print $1 }' "$tmp/man.txt"
 } | opts >"$tmp/man"
 cmp_ok "$(wc -l <"$tmp/help")" -ge 15 "ebpfcount -h names options"
-missing=$(comm -23 "$tmp/help" "$tmp/man")
+missing=$(comm -23 "$tmp/help" "$tmp/man" | tr '\n' ' ')
 is "$missing" "" "every option of -h is in the man page's synopsis or OPTIONS"
-[ -n "$missing" ] && diag "only in -h:" $missing
-extra=$(comm -13 "$tmp/help" "$tmp/man")
+[ -n "$missing" ] && diag "only in -h: $missing"
+extra=$(comm -13 "$tmp/help" "$tmp/man" | tr '\n' ' ')
 is "$extra" "" "every option of the man page's synopsis and OPTIONS is in -h"
-[ -n "$extra" ] && diag "only in the man page:" $extra
+[ -n "$extra" ] && diag "only in the man page: $extra"
 
 # The Debian package.
 rm -rf "$top/build/deb"
