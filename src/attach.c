@@ -83,3 +83,31 @@ unsigned int attach_ifindex(int sock)
 
 	return getsockname(sock, (struct sockaddr *)&sll, &len) ? 0 : (unsigned int)sll.sll_ifindex;
 }
+
+static int read_stat(const char *ifname, const char *name, unsigned long long *v)
+{
+	char path[96];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", ifname, name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%llu", v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+int attach_if_counters(unsigned int ifindex, struct if_counters *c)
+{
+	char name[IF_NAMESIZE];
+
+	if (!if_indextoname(ifindex, name))
+		return -1;
+	return read_stat(name, "rx_packets", &c->rx_packets) |
+	       read_stat(name, "rx_bytes", &c->rx_bytes) |
+	       read_stat(name, "rx_dropped", &c->rx_dropped) |
+	       read_stat(name, "tx_packets", &c->tx_packets) |
+	       read_stat(name, "tx_bytes", &c->tx_bytes);
+}

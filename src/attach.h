@@ -16,6 +16,14 @@ int attach_socket(const char *ifname, int prog_fd, int promisc, char *err, size_
 /* The index of the interface socket sock is bound to. */
 unsigned int attach_ifindex(int sock);
 
+/* The interface's own counters, as `ip -s link` shows them. */
+struct if_counters {
+	unsigned long long rx_packets, rx_bytes, rx_dropped, tx_packets, tx_bytes;
+};
+
+/* Read them for interface ifindex (sysfs); 0, or -1 if it is gone. */
+int attach_if_counters(unsigned int ifindex, struct if_counters *c);
+
 /* The first interface that is up and not a loopback, as tcpdump picks. */
 int attach_default_ifname(char *buf, size_t size, char *err, size_t errlen);
 

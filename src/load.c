@@ -122,3 +122,14 @@ int load_test_run(int prog_fd, const struct vm_skb *skb, char *err, size_t errle
 	}
 	return 0;
 }
+int load_prog_stats(int prog_fd, unsigned long long *runs, unsigned long long *ns)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	*runs = info.run_cnt;
+	*ns = info.run_time_ns;
+	return 0;
+}

@@ -24,6 +24,12 @@ int load_program(const struct emit *e, const int fds[NR_MAPS], int verbose,
  */
 enum frame_mode load_frame_mode(void);
 
+/*
+ * The kernel's statistics of program prog_fd: its runs and the time spent
+ * in them, counted while kernel.bpf_stats_enabled is 1.  0 or -errno.
+ */
+int load_prog_stats(int prog_fd, unsigned long long *runs, unsigned long long *ns);
+
 struct vm_skb;
 
 /*

@@ -27,10 +27,12 @@
 #include "disasm.h"
 #include "load.h"
 #include "maps.h"
+#include "metrics.h"
 #include "output.h"
 #include "parse.h"
 #include "privs.h"
 #include "report.h"
+#include "serve.h"
 #include "vm.h"
 
 #ifndef EBPFCOUNT_VERSION
@@ -52,11 +54,22 @@ struct options {
 	int verbose;
 	const char *user;	/* -Z */
 	struct passwd *pw;	/* its entry, when we are root */
+	const char *listen;	/* --listen [ADDR:]PORT, split in two: */
+	char listen_host[256], listen_port[8];
+	const char *textfile;	/* --textfile */
 	const char *expr;
 };
 
 static struct output out = { .f = NULL };
 static volatile sig_atomic_t stop;
+
+/* The counts for monitoring (--listen, --textfile), else NULL. */
+static struct metrics *metrics;
+static struct serve *server;
+static struct health health = { .version = EBPFCOUNT_VERSION };
+static int health_prog = -1;		/* the kernel's program, for its statistics */
+static unsigned int health_ifindex;	/* the interface, for its counters, */
+static const char *health_ifname;	/* by the name it was given */
 
 /* The one error path: a line on stderr (and a JSON object in JSON mode),
  * then, for a bad expression, the expression with a caret under pos. */
@@ -88,8 +101,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ebpfcount [-i IFACE | -r FILE [--engine user|kernel]] [-c COUNT] [-I SECONDS]\n"
-		"                 [-F human|json|csv] [-n] [-p] [--top N] [--max-keys N] [-Z USER]\n"
-		"                 [-d|-dd] [-v]\n"
+		"                 [-F human|json|csv|none] [-n] [-p] [--top N] [--max-keys N]\n"
+		"                 [--listen [ADDR:]PORT] [--textfile PATH] [-Z USER] [-d|-dd] [-v]\n"
 		"                 EXPRESSION\n"
 		"       ebpfcount --list-fields | -h | --version\n"
 		"\n"
@@ -104,11 +117,15 @@ static void usage(FILE *f)
 		"                engine, no privileges) or kernel (BPF_PROG_TEST_RUN)\n"
 		"  -c COUNT      stop after COUNT intervals\n"
 		"  -I SECONDS    interval length (default 1; fractions allowed)\n"
-		"  -F FORMAT     human (default), json (JSON Lines) or csv\n"
+		"  -F FORMAT     human (default), json (JSON Lines), csv or none\n"
 		"  -n            numbers only: no protocol or port names\n"
 		"  -p            do not put the interface in promiscuous mode\n"
 		"  --top N       print the N busiest keys per interval\n"
 		"  --max-keys N  bound the keys per interval; keys that do not fit count as overflow\n"
+		"  --listen [ADDR:]PORT\n"
+		"                serve the totals to Prometheus at http://ADDR:PORT/metrics\n"
+		"  --textfile PATH\n"
+		"                write the totals for Prometheus to PATH at every interval\n"
 		"  -Z USER       once set up, run as USER (every capability is dropped anyway)\n"
 		"  -d            print the generated eBPF program and exit; -dd as a C array\n"
 		"  -v            print the verifier's log, and per interval the time\n"
@@ -219,7 +236,8 @@ static double parse_secs(const char *s)
 	return v;
 }
 
-enum { OPT_TOP = 256, OPT_MAX_KEYS, OPT_VERSION, OPT_LIST, OPT_ENGINE };
+enum { OPT_TOP = 256, OPT_MAX_KEYS, OPT_VERSION, OPT_LIST, OPT_ENGINE, OPT_LISTEN,
+       OPT_TEXTFILE };
 
 static _Noreturn void usage_error(const char *msg)
 {
@@ -236,6 +254,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "list-fields", no_argument, NULL, OPT_LIST },
 		{ "engine", required_argument, NULL, OPT_ENGINE },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -268,6 +288,18 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->kernel_engine = !strcmp(optarg, "kernel");
 			engine = 1;
 			break;
+		case OPT_LISTEN:
+			o->listen = optarg;
+			if (serve_parse(optarg, o->listen_host, sizeof(o->listen_host),
+					o->listen_port, sizeof(o->listen_port)))
+				bad_value("--listen wants [ADDR:]PORT, PORT from 1 to 65535 "
+					  "and an IPv6 ADDR in brackets, not '%s'", optarg);
+			break;
+		case OPT_TEXTFILE:
+			if (!*optarg)
+				bad_value("--textfile wants a file name");
+			o->textfile = optarg;
+			break;
 		case 'h': usage(stdout); flush_output(); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -280,6 +312,8 @@ static void parse_args(int argc, char **argv, struct options *o)
 			    "-p is for an interface, not -r");
 	if (engine && !o->file)
 		usage_error("--engine is for -r (live mode is always the kernel)");
+	if (o->listen && o->file)
+		usage_error("--listen is for an interface (use --textfile with -r)");
 	o->expr = argv[optind];
 }
 
@@ -340,19 +374,61 @@ static void sleep_until(double t)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* Why a readout failed, for final(). */
+static void readout_error(int err, char *buf, size_t size)
+{
+	if (err == -ENOMEM)	/* read, but no room for the keys */
+		snprintf(buf, size, "out of memory for the keys read");
+	else
+		snprintf(buf, size, "cannot read the counters: %s", strerror(-err));
+}
+
+/*
+ * Hand the totals since start to the monitoring (--listen, --textfile):
+ * tot, or those of r's last readout.  0, or -1 with why filled.
+ */
+static int export_totals(struct report *r, const struct interval *tot, char *why, size_t size)
+{
+	struct if_counters c;
+	struct interval iv;
+
+	if (!metrics)
+		return 0;
+	if (!tot && report_final(r, &iv)) {
+		snprintf(why, size, "out of memory for the totals");
+		return -1;
+	}
+	health.prog_stats = health_prog >= 0 &&
+			    !load_prog_stats(health_prog, &health.runs, &health.run_ns);
+	health.ifname = NULL;
+	if (health_ifindex && !attach_if_counters(health_ifindex, &c)) {
+		health.ifname = health_ifname;
+		health.rx_packets = c.rx_packets;
+		health.rx_bytes = c.rx_bytes;
+		health.rx_dropped = c.rx_dropped;
+		health.tx_packets = c.tx_packets;
+		health.tx_bytes = c.tx_bytes;
+	}
+	return metrics_update(metrics, tot ? tot : &iv, &health, why, size);
+}
+
 /*
  * Read interval n's counts and print them: it ended at time t, secs long.
- * 0, or -errno if the counters could not be read (nothing printed).
+ * 0, or -1 with why filled if the counters could not be read (nothing
+ * printed) or not handed to the monitoring.
  */
 static int interval(const struct options *o, struct report *r, struct maps *m, long n,
-		    double t, double secs)
+		    double t, double secs, char *why, size_t size)
 {
 	double t0 = now(CLOCK_MONOTONIC);
 	struct interval iv;
 	int err = report_collect(r, m, &iv);
 
-	if (err)
-		return err;
+	if (err) {
+		readout_error(err, why, size);
+		return -1;
+	}
+	health.readout_secs = now(CLOCK_MONOTONIC) - t0;
 	iv.time = t;
 	iv.secs = secs;
 	output_interval(&out, &iv);
@@ -360,7 +436,7 @@ static int interval(const struct options *o, struct report *r, struct maps *m, l
 	if (o->verbose)
 		fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
 			n, iv.nrows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
-	return 0;
+	return export_totals(r, NULL, why, size);
 }
 
 /*
@@ -370,6 +446,7 @@ static int interval(const struct options *o, struct report *r, struct maps *m, l
 static void final(struct report *r, double t, double secs, const char *why)
 {
 	struct interval iv;
+	char err[640];
 
 	if (report_final(r, &iv))
 		die("out of memory for the final totals");
@@ -377,21 +454,13 @@ static void final(struct report *r, double t, double secs, const char *why)
 	iv.secs = secs;
 	output_interval(&out, &iv);
 	flush_output();
+	if (export_totals(r, &iv, err, sizeof(err)) && !why)
+		why = err;
 	report_free(r);
+	serve_stop(server);
+	metrics_free(metrics);
 	if (why)
 		die("%s", why);
-}
-
-/* Why a readout failed, for final(). */
-static const char *readout_error(int err, char *buf, size_t size)
-{
-	if (!err)
-		return NULL;
-	if (err == -ENOMEM)	/* read, but no room for the keys */
-		snprintf(buf, size, "out of memory for the keys read");
-	else
-		snprintf(buf, size, "cannot read the counters: %s", strerror(-err));
-	return buf;
 }
 
 static int maps_reads(void *m)
@@ -412,14 +481,18 @@ static void drop_privileges(const struct options *o, struct maps *m)
 			"one to read the maps (kernel.unprivileged_bpf_disabled)\n");
 }
 
+/* The report; the header, and nothing counted yet for the monitoring. */
 static struct report *report_begin(const struct layout *lay)
 {
 	struct report *r = report_new(lay);
+	char why[640];
 
 	if (!r)
 		die("out of memory");
 	output_begin(&out);
 	flush_output();
+	if (export_totals(r, NULL, why, sizeof(why)))
+		die("%s", why);
 	return r;
 }
 
@@ -434,7 +507,7 @@ static void run(const struct options *o, struct maps *m, const struct layout *la
 {
 	struct report *r = report_begin(lay);
 	double start = now(CLOCK_MONOTONIC), last = start, t;
-	char name[IF_NAMESIZE], why[256];
+	char name[IF_NAMESIZE], why[640] = "";
 	int err = 0, gone = 0;
 	long n;
 
@@ -442,13 +515,23 @@ static void run(const struct options *o, struct maps *m, const struct layout *la
 		sleep_until(start + n * o->interval);
 		t = now(CLOCK_MONOTONIC);
 		gone = !if_indextoname(ifindex, name) && errno == ENXIO;
-		err = interval(o, r, m, n, now(CLOCK_REALTIME), t - last);
+		err = interval(o, r, m, n, now(CLOCK_REALTIME), t - last, why, sizeof(why));
 		last = t;
 	}
 	if (gone && !err)
 		snprintf(why, sizeof(why), "interface %s went away", o->ifname);
-	final(r, now(CLOCK_REALTIME), last - start,
-	      gone && !err ? why : readout_error(err, why, sizeof(why)));
+	final(r, now(CLOCK_REALTIME), last - start, why[0] ? why : NULL);
+}
+
+/* --listen, --textfile: the totals of p's counts for the monitoring. */
+static void metrics_begin(const struct options *o, const struct program *p)
+{
+	if (!o->listen && !o->textfile)
+		return;
+	metrics = metrics_new(&p->q, &p->lay, o->textfile);
+	if (!metrics)
+		die("out of memory");
+	health.expr = o->expr;
 }
 
 /* Who runs the program on a file's packets: the user engine or the kernel. */
@@ -535,6 +618,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		engine_kernel(&en, p, o->verbose);
 	else
 		engine_user(&en, p);
+	health_prog = en.prog;
 	drop_privileges(o, &en.m);
 	r = report_begin(&p->lay);
 	while (!stop && !rerr && !failed &&
@@ -544,7 +628,8 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		while (!stop && !rerr && ts - start >= (n + 1) * step &&
 		       (!o->count || n < o->count)) {
 			n++;
-			rerr = interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
+			rerr = interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval,
+					why, sizeof(why));
 		}
 		if (rerr || (o->count && n == o->count))
 			break;
@@ -554,14 +639,13 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		die("%s", err);		/* as tcpdump: nothing read, nothing printed */
 	if (!rerr && capture_records(cap) && (!o->count || n < o->count)) {
 		n++;
-		rerr = interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval);
+		rerr = interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval, why,
+				sizeof(why));
 	}
 	/* What was counted, then why the counting stopped. */
 	if (rerr && ret < 0)
 		fprintf(stderr, "ebpfcount: %s\n", err);
-	if (rerr)
-		readout_error(rerr, why, sizeof(why));
-	else if (!failed && ret < 0)
+	if (!rerr && !failed && ret < 0)
 		snprintf(why, sizeof(why), "%s", err);
 	final(r, (start + n * step) / 1e9, n * o->interval, why[0] ? why : NULL);
 	engine_close(&en);
@@ -590,6 +674,7 @@ static int count_file(const struct options *o)
 		fprintf(stderr, "ebpfcount: %s: link type %s, run by %s\n", o->file,
 			capture_linktype(cap), o->kernel_engine ? "the kernel (BPF_PROG_TEST_RUN)" :
 			"the user engine");
+	metrics_begin(o, &p);
 	run_file(o, cap, &p);
 	capture_close(cap);
 	program_free(&p);
@@ -612,7 +697,7 @@ int main(int argc, char **argv)
 	out.numeric = o.numeric;
 	out.top = o.top;
 	if (output_init(&out, o.format))
-		bad_value("-F is human, json or csv, not '%s'", o.format);
+		bad_value("-F is human, json, csv or none, not '%s'", o.format);
 	if (o.file)
 		return count_file(&o);
 	/* The where clause is compiled for the interface: choose it first
@@ -637,6 +722,14 @@ int main(int argc, char **argv)
 		die("%s", err);
 	sock = attach_socket(o.ifname, prog, o.promisc, err, sizeof(err));
 	if (sock < 0)
+		die("%s", err);
+	metrics_begin(&o, &p);
+	health_prog = prog;
+	health_ifindex = attach_ifindex(sock);
+	health_ifname = o.ifname;
+	/* before the privileges go: a port below 1024 wants one */
+	if (o.listen && !(server = serve_start(o.listen_host, o.listen_port, metrics, err,
+					       sizeof(err))))
 		die("%s", err);
 	drop_privileges(&o, &m);
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -12,6 +12,7 @@ struct printer {
 	const char *name;
 	void (*begin)(struct output *o);
 	void (*interval)(struct output *o, const struct interval *iv);
+	int exposition;		/* 0: -F, 1: Prometheus text 0.0.4, 2: OpenMetrics */
 };
 
 enum style { STYLE_HUMAN, STYLE_JSON, STYLE_CSV };
@@ -286,27 +287,124 @@ static void csv_interval(struct output *o, const struct interval *iv)
 	csv_line(o, iv, "total", NULL, &iv->total);
 }
 
+/*
+ * Prometheus: the totals since start (a final interval) as two counter
+ * families, one series per key, labelled by the key fields (dots become
+ * underscores, values as JSON and CSV write them); a key field that is
+ * missing has no label and the series a missing label; the overflow is a
+ * series of its own, so that the series add up to the total.
+ */
+
+void output_label_value(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fprintf(f, "\\n");
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void label_name(FILE *f, const char *field)
+{
+	for (; *field; field++)
+		fputc(*field == '.' ? '_' : *field, f);
+}
+
+/* The labels of a row's key, or of the overflow (key NULL). */
+static void expo_labels(struct output *o, const unsigned char *key)
+{
+	const char *missing = key ? row_missing(o, key) : NULL;
+	const char *sep = "{";
+	char buf[64];
+	int i;
+
+	for (i = 0; key && i < o->q->nkeys; i++) {
+		if (key[i] != KEY_PRESENT)
+			continue;
+		key_text(o, i, key, STYLE_CSV, buf, sizeof(buf));
+		fputs(sep, o->f);
+		label_name(o->f, o->q->keys[i].field->name);
+		fputc('=', o->f);
+		output_label_value(o->f, buf);
+		sep = ",";
+	}
+	if (missing || !key) {
+		fprintf(o->f, "%s%s=\"%s\"", sep, key ? "missing" : "overflow",
+			key ? missing : "true");
+		sep = ",";
+	}
+	if (*sep == ',')
+		fputc('}', o->f);
+}
+
+static void expo_family(struct output *o, const struct interval *iv, const char *name,
+			const char *help, int bytes)
+{
+	const char *suffix = o->p->exposition == 2 ? "" : "_total";
+	size_t i;
+
+	fprintf(o->f, "# HELP ebpfcount_%s%s %s\n", name, suffix, help);
+	fprintf(o->f, "# TYPE ebpfcount_%s%s counter\n", name, suffix);
+	for (i = 0; i < iv->nrows; i++) {
+		fprintf(o->f, "ebpfcount_%s_total", name);
+		expo_labels(o, iv->rows[i].key);
+		fprintf(o->f, " %llu\n", bytes ? iv->rows[i].c.bytes : iv->rows[i].c.packets);
+	}
+	fprintf(o->f, "ebpfcount_%s_total", name);
+	expo_labels(o, NULL);
+	fprintf(o->f, " %llu\n", bytes ? iv->overflow.bytes : iv->overflow.packets);
+}
+
+static void expo_interval(struct output *o, const struct interval *iv)
+{
+	expo_family(o, iv, "packets", "Packets counted per key since ebpfcount started.", 0);
+	expo_family(o, iv, "bytes", "Bytes counted per key since ebpfcount started.", 1);
+}
+
 static void no_begin(struct output *o)
 {
 	(void)o;
 }
 
+static void no_interval(struct output *o, const struct interval *iv)
+{
+	(void)o, (void)iv;
+}
+
 static const struct printer printers[] = {
-	{ "human", no_begin, human_interval },
-	{ "json", no_begin, json_interval },
-	{ "csv", csv_begin, csv_interval },
+	{ "human", no_begin, human_interval, 0 },
+	{ "json", no_begin, json_interval, 0 },
+	{ "csv", csv_begin, csv_interval, 0 },
+	{ "none", no_begin, no_interval, 0 },
+	{ "prometheus", no_begin, expo_interval, 1 },
+	{ "openmetrics", no_begin, expo_interval, 2 },
 };
 
-int output_init(struct output *o, const char *format)
+static int init(struct output *o, const char *format, int exposition)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(printers) / sizeof(printers[0]); i++)
-		if (!strcmp(printers[i].name, format)) {
+		if (printers[i].exposition == exposition && !strcmp(printers[i].name, format)) {
 			o->p = &printers[i];
 			return 0;
 		}
 	return -1;
+}
+
+int output_init(struct output *o, const char *format)
+{
+	return init(o, format, 0);
+}
+
+void output_init_exposition(struct output *o, int openmetrics)
+{
+	init(o, openmetrics ? "openmetrics" : "prometheus", openmetrics ? 2 : 1);
 }
 
 void output_begin(struct output *o)

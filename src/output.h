@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The three views of an interval: a table for people, JSON Lines and CSV
- * for scripts.  Printers come in one table and share one key formatter.
+ * The views of an interval: a table for people, JSON Lines and CSV for
+ * scripts, Prometheus expositions for monitoring.  Printers come in one
+ * table and share one key formatter.
  */
 #ifndef EBPFCOUNT_OUTPUT_H
 #define EBPFCOUNT_OUTPUT_H
@@ -22,8 +23,14 @@ struct output {
 	const struct printer *p;
 };
 
-/* Pick the printer called format ("human", "json", "csv"); -1 if none. */
+/* Pick the printer called format ("human", "json", "csv", "none"); -1 if none. */
 int output_init(struct output *o, const char *format);
+/*
+ * Or the printer of a Prometheus exposition (metrics.h): the text format
+ * 0.0.4, or OpenMetrics 1.0.  It prints final intervals (the totals since
+ * start) as the counter families ebpfcount_packets and ebpfcount_bytes.
+ */
+void output_init_exposition(struct output *o, int openmetrics);
 /* Once, before the first interval (the CSV header). */
 void output_begin(struct output *o);
 void output_interval(struct output *o, const struct interval *iv);
@@ -31,5 +38,7 @@ void output_interval(struct output *o, const struct interval *iv);
 int output_is_json(const struct output *o);
 /* Write s as a JSON string literal. */
 void output_json_string(FILE *f, const char *s);
+/* Write s as a Prometheus label value, quoted. */
+void output_label_value(FILE *f, const char *s);
 
 #endif

@@ -45,7 +45,10 @@ bad=(
 	"--top 0|--top wants a whole number from 1 to 2147483647, not '0'"
 	"-I 0|-I wants seconds from 0.01 to 86400, not '0'"
 	"-I nan|-I wants seconds from 0.01 to 86400, not 'nan'"
-	"-F xml|-F is human, json or csv, not 'xml'"
+	"-F xml|-F is human, json, csv or none, not 'xml'"
+	"--listen 0|--listen wants [ADDR:]PORT, PORT from 1 to 65535 and an IPv6 ADDR in brackets, not '0'"
+	"--listen ::1:80|--listen wants [ADDR:]PORT, PORT from 1 to 65535 and an IPv6 ADDR in brackets, not '::1:80'"
+	"--textfile=|--textfile wants a file name"
 	"--engine gpu|--engine is user or kernel, not 'gpu'"
 )
 plan $((${#bad[@]} + 12))

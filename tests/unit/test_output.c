@@ -173,6 +173,46 @@ static const struct ocase cases[] = {
 	  "                   packets          bytes         rate       bit rate\n"
 	  "  all                 1234         567890    1.23 kpps    4.53 Mbit/s\n"
 	  "\n" },
+	/* Prometheus expositions (of final intervals: totals since start) */
+	{ "prometheus: labels, missing keys, overflow series", "count by ip.src/24, tcp.dstport",
+	  "prometheus", 0, 1, 1,
+	  { ROW(10, 1000, "198.18.0.0", "443"), ROW(5, 500, "10.0.0.0", "-"),
+	    ROW(2, 40, "!", "!") }, { 1, 60 },
+	  "# HELP ebpfcount_packets_total Packets counted per key since ebpfcount started.\n"
+	  "# TYPE ebpfcount_packets_total counter\n"
+	  "ebpfcount_packets_total{ip_src=\"198.18.0.0/24\",tcp_dstport=\"443\"} 10\n"
+	  "ebpfcount_packets_total{ip_src=\"10.0.0.0/24\",missing=\"absent\"} 5\n"
+	  "ebpfcount_packets_total{missing=\"truncated\"} 2\n"
+	  "ebpfcount_packets_total{overflow=\"true\"} 1\n"
+	  "# HELP ebpfcount_bytes_total Bytes counted per key since ebpfcount started.\n"
+	  "# TYPE ebpfcount_bytes_total counter\n"
+	  "ebpfcount_bytes_total{ip_src=\"198.18.0.0/24\",tcp_dstport=\"443\"} 1000\n"
+	  "ebpfcount_bytes_total{ip_src=\"10.0.0.0/24\",missing=\"absent\"} 500\n"
+	  "ebpfcount_bytes_total{missing=\"truncated\"} 40\n"
+	  "ebpfcount_bytes_total{overflow=\"true\"} 60\n" },
+	{ "openmetrics: no keys; families without _total", "count", "openmetrics", 0, 0, 1,
+	  { ROW0(1234, 567890) }, { 0, 0 },
+	  "# HELP ebpfcount_packets Packets counted per key since ebpfcount started.\n"
+	  "# TYPE ebpfcount_packets counter\n"
+	  "ebpfcount_packets_total 1234\n"
+	  "ebpfcount_packets_total{overflow=\"true\"} 0\n"
+	  "# HELP ebpfcount_bytes Bytes counted per key since ebpfcount started.\n"
+	  "# TYPE ebpfcount_bytes counter\n"
+	  "ebpfcount_bytes_total 567890\n"
+	  "ebpfcount_bytes_total{overflow=\"true\"} 0\n" },
+	{ "prometheus -n: IPv6, MAC, numbers, dots in names", "count by ipv6.dst/64, eth.src, "
+	  "ip.proto, tcp.flags, ip.dsfield.dscp", "prometheus", 1, 0, 1,
+	  { ROW(4, 400, "2001:db8::", "52:54:00:12:34:99", "6", "0x012", "0xb8") }, { 0, 0 },
+	  "# HELP ebpfcount_packets_total Packets counted per key since ebpfcount started.\n"
+	  "# TYPE ebpfcount_packets_total counter\n"
+	  "ebpfcount_packets_total{ipv6_dst=\"2001:db8::/64\",eth_src=\"52:54:00:12:34:99\","
+	  "ip_proto=\"6\",tcp_flags=\"18\",ip_dsfield_dscp=\"46\"} 4\n"
+	  "ebpfcount_packets_total{overflow=\"true\"} 0\n"
+	  "# HELP ebpfcount_bytes_total Bytes counted per key since ebpfcount started.\n"
+	  "# TYPE ebpfcount_bytes_total counter\n"
+	  "ebpfcount_bytes_total{ipv6_dst=\"2001:db8::/64\",eth_src=\"52:54:00:12:34:99\","
+	  "ip_proto=\"6\",tcp_flags=\"18\",ip_dsfield_dscp=\"46\"} 400\n"
+	  "ebpfcount_bytes_total{overflow=\"true\"} 0\n" },
 	{ "human: IPv6, MAC, large rates", "count by ipv6.src, eth.src", "human", 0, 0, 0,
 	  { ROW(2500000, 3000000000ULL, "2001:db8::1", "52:54:00:12:34:99") }, { 0, 0 },
 	  "05:40:56.280  1.002 s  2500000 packets  3000000000 bytes\n"
@@ -223,7 +263,11 @@ static char *print_case(const struct ocase *c, double time)
 	size_t size, i;
 	int j;
 
-	if (parse_query(c->expr, &q, &perr) || output_init(&o, c->format))
+	if (parse_query(c->expr, &q, &perr))
+		return NULL;
+	if (!strcmp(c->format, "prometheus") || !strcmp(c->format, "openmetrics"))
+		output_init_exposition(&o, !strcmp(c->format, "openmetrics"));
+	else if (output_init(&o, c->format))
 		return NULL;
 	layout_query(&q, 0, &lay);
 	o.q = &q;
@@ -261,6 +305,32 @@ static const struct jcase jcases[] = {
 	{ "\x01\x1f\x7f", "\"\\u0001\\u001f\x7f\"" },
 	{ "caf\xc3\xa9 \xe2\x9c\x93", "\"caf\xc3\xa9 \xe2\x9c\x93\"" },
 };
+
+static const struct jcase lcases[] = {
+	{ "", "\"\"" },
+	{ "198.18.0.0/24", "\"198.18.0.0/24\"" },
+	{ "a \"quoted\" word", "\"a \\\"quoted\\\" word\"" },
+	{ "C:\\path\\", "\"C:\\\\path\\\\\"" },
+	{ "two\nlines\tand a tab", "\"two\\nlines\tand a tab\"" },
+	{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },
+};
+
+static void check_label_values(void)
+{
+	char *text, name[96];
+	size_t size, i;
+	FILE *f;
+
+	for (i = 0; i < sizeof(lcases) / sizeof(lcases[0]); i++) {
+		text = NULL;
+		f = open_memstream(&text, &size);
+		output_label_value(f, lcases[i].in);
+		fclose(f);
+		snprintf(name, sizeof(name), "output_label_value: case %zu", i + 1);
+		unit_streq(text, lcases[i].want, name);
+		free(text);
+	}
+}
 
 static void check_json_strings(void)
 {
@@ -312,6 +382,9 @@ static void check_init(void)
 	unit_ok(!output_init(&o, "json") && output_is_json(&o), "output_init: json is JSON");
 	unit_ok(!output_init(&o, "csv") && !output_is_json(&o), "output_init: csv is not JSON");
 	unit_ok(!output_init(&o, "human") && !output_is_json(&o), "output_init: human is not JSON");
+	unit_ok(!output_init(&o, "none") && !output_is_json(&o), "output_init: none is a format");
+	unit_ok(output_init(&o, "prometheus") == -1 && output_init(&o, "openmetrics") == -1,
+		"output_init: the expositions are not formats of -F");
 }
 
 int main(void)
@@ -328,6 +401,7 @@ int main(void)
 	}
 	check_time_rounding();
 	check_json_strings();
+	check_label_values();
 	check_init();
 	return unit_done();
 }

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/* /metrics over HTTP with libmicrohttpd; see serve.h. */
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "serve.h"
+
+struct serve {
+	struct MHD_Daemon *d;
+	int fd;
+};
+
+static const char *const content_types[] = {
+	"text/plain; version=0.0.4; charset=utf-8",
+	"application/openmetrics-text; version=1.0.0; charset=utf-8",
+};
+
+int serve_parse(const char *spec, char *host, size_t hostlen, char *port, size_t portlen)
+{
+	const char *p = strrchr(spec, ':'), *h = spec;
+	size_t n = p ? (size_t)(p - spec) : 0;
+	char *end;
+	long v;
+
+	if (p && spec[0] == '[') {	/* [ADDR]:PORT */
+		if (n < 3 || spec[n - 1] != ']')
+			return -1;
+		h++, n -= 2;
+	} else if (p && memchr(spec, ':', n)) {
+		return -1;		/* an IPv6 address wants brackets */
+	}
+	p = p ? p + 1 : spec;
+	v = strtol(p, &end, 10);
+	if (*end || end == p || *p == '+' || *p == '-' || v < 1 || v > 65535 ||
+	    n >= hostlen || strlen(p) >= portlen)
+		return -1;
+	memcpy(host, h, n);
+	host[n] = '\0';
+	snprintf(port, portlen, "%ld", v);
+	return 0;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
+			     char *body, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **con_cls)
+{
+	static char index[] = "ebpfcount: the counts are at /metrics\n";
+	static char not_found[] = "not found: the counts are at /metrics\n";
+	static char bad_method[] = "only GET and HEAD\n";
+	const char *accept;
+	char *text;
+	size_t len;
+	int om;
+
+	(void)version, (void)upload_data, (void)upload_data_size, (void)con_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", bad_method,
+			     strlen(bad_method), MHD_RESPMEM_PERSISTENT);
+	if (!strcmp(url, "/"))
+		return reply(c, MHD_HTTP_OK, "text/plain", index, strlen(index),
+			     MHD_RESPMEM_PERSISTENT);
+	if (strcmp(url, "/metrics"))
+		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", not_found, strlen(not_found),
+			     MHD_RESPMEM_PERSISTENT);
+	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	om = accept && strstr(accept, "application/openmetrics-text");
+	text = metrics_text(cls, om, &len);
+	if (!text)
+		return MHD_NO;		/* no memory: drop the connection */
+	return reply(c, MHD_HTTP_OK, content_types[om], text, len, MHD_RESPMEM_MUST_FREE);
+}
+
+/* A listening socket on host:port, every address if host is "" (IPv6 and
+ * IPv4 when it can); -1 with err filled. */
+static int listen_on(const char *host, const char *port, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *res, *ai;
+	int fd = -1, e = 0, one = 1, zero = 0;
+
+	hints.ai_family = *host ? AF_UNSPEC : AF_INET6;
+	e = getaddrinfo(*host ? host : NULL, port, &hints, &res);
+	if (e && !*host) {
+		hints.ai_family = AF_INET;
+		e = getaddrinfo(NULL, port, &hints, &res);
+	}
+	if (e) {
+		snprintf(err, errlen, "--listen %s: %s", host, gai_strerror(e));
+		return -1;
+	}
+	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			e = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16)) {
+			e = errno;
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	if (fd < 0 && !*host && e == EAFNOSUPPORT)	/* no IPv6 */
+		return listen_on("0.0.0.0", port, err, errlen);
+	if (fd < 0)
+		snprintf(err, errlen, "cannot listen on %s%sport %s: %s", host, *host ? " " : "",
+			 port, strerror(e));
+	return fd;
+}
+
+struct serve *serve_start(const char *host, const char *port, struct metrics *m, char *err,
+			  size_t errlen)
+{
+	struct serve *s = calloc(1, sizeof(*s));
+	sigset_t all, old;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->fd = listen_on(host, port, err, errlen);
+	if (s->fd < 0) {
+		free(s);
+		return NULL;
+	}
+	/* The server's thread takes no signal: they are the main thread's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	s->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, m,
+				MHD_OPTION_LISTEN_SOCKET, s->fd,
+				MHD_OPTION_CONNECTION_LIMIT, 16U,
+				MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->d) {
+		snprintf(err, errlen, "cannot start the HTTP server for --listen");
+		close(s->fd);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void serve_stop(struct serve *s)
+{
+	if (!s)
+		return;
+	MHD_stop_daemon(s->d);
+	close(s->fd);
+	free(s);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * GET /metrics over HTTP for Prometheus (libmicrohttpd, on a thread of
+ * its own): the last exposition of metrics.h, in OpenMetrics when the
+ * scraper asks for it (Accept: application/openmetrics-text), else in
+ * the text format 0.0.4.
+ */
+#ifndef EBPFCOUNT_SERVE_H
+#define EBPFCOUNT_SERVE_H
+
+#include <stddef.h>
+
+#include "metrics.h"
+
+struct serve;
+
+/*
+ * Split "[ADDR:]PORT" (an IPv6 ADDR in brackets) into host ("" for every
+ * address) and port; -1 if it is not of that form.
+ */
+int serve_parse(const char *spec, char *host, size_t hostlen, char *port, size_t portlen);
+/* Listen on host:port and serve m; NULL with err filled on failure. */
+struct serve *serve_start(const char *host, const char *port, struct metrics *m, char *err,
+			  size_t errlen);
+void serve_stop(struct serve *s);
+
+#endif

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# --textfile on the host (ebpfcount -r with the user engine: no bpf(2),
+# no socket): the exposition that Prometheus's node_exporter would read
+# passes promtool, its series add up to the totals ebpfcount prints,
+# label values are escaped, a file that cannot be written is one error
+# line, and nothing but the file is left beside it.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/tap.sh"
+E=$top/build/bin/ebpfcount
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$top/qemu-env/deps.sh" prometheus >/dev/null || echo "Bail out! promtool missing"
+
+# A pcap file: n UDP frames from 198.18.0.2 sport 1..n to port 2000,
+# then one TCP SYN from 198.18.1.9 and one IPv4 frame cut after its
+# source address; 3 ms apart.
+python3 - "$tmp/t.pcap" 300 <<'PY'
+import struct, sys
+path, n = sys.argv[1], int(sys.argv[2])
+out = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 262144, 1)
+def ip(proto, src, payload):
+    return struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), 0, 0, 64, proto, 0,
+                       bytes(src), bytes([198, 18, 0, 1])) + payload
+frames = []
+for i in range(n):
+    frames.append(ip(17, [198, 18, 0, 2], struct.pack("!HHHH", i + 1, 2000, 26, 0) + bytes(18)))
+frames.append(ip(6, [198, 18, 1, 9], struct.pack("!HHIIBBHHH", 4000, 443, 1, 0, 0x50, 2, 1024, 0, 0)))
+frames.append(ip(17, [198, 18, 0, 3], b"")[:16])
+for i, p in enumerate(frames):
+    fr = bytes.fromhex("525400123401525400123402") + b"\x08\x00" + p
+    us = 3000 * i
+    out += struct.pack("<IIII", 1700000000 + us // 1000000, us % 1000000, len(fr), len(fr)) + fr
+open(path, "wb").write(out)
+PY
+
+# sum NAME FILE: the sum of a metric's samples
+sum() { awk -v m="$1" '$1 ~ "^" m "({|$)" { s += $NF } END { print s + 0 }' "$2"; }
+
+plan 17
+
+expr='count by ip.src/24, udp.srcport'
+"$E" -r "$tmp/t.pcap" -F json --textfile "$tmp/m.prom" "$expr" >"$tmp/out.json"
+is "$?" 0 "-r with --textfile runs"
+out=$(promtool check metrics <"$tmp/m.prom" 2>&1)
+is "$?:$out" "0:" "promtool check metrics accepts the file"
+total=$(grep '"final": true' "$tmp/out.json" | sed 's/.*"total": {"packets": \([0-9]*\), "bytes": \([0-9]*\)}}/\1 \2/')
+is "$(sum ebpfcount_packets_total "$tmp/m.prom") $(sum ebpfcount_bytes_total "$tmp/m.prom")" \
+	"$total" "the series add up to the final totals ebpfcount printed"
+is "$total" "302 18084" "which are the packets and bytes of the file"
+is "$(grep -c '^ebpfcount_packets_total{ip_src="198.18.0.0/24",udp_srcport="[0-9]*"} 1$' "$tmp/m.prom")" \
+	300 "one series per key, labelled by its fields"
+is "$(grep -c '^ebpfcount_packets_total{ip_src="198.18.1.0/24",missing="absent"} 1$' "$tmp/m.prom")" \
+	1 "a missing field: no label, missing=\"absent\""
+is "$(grep -c '^ebpfcount_packets_total{ip_src="198.18.0.0/24",missing="truncated"} 1$' "$tmp/m.prom")" \
+	1 "a truncated field: no label, missing=\"truncated\""
+is "$(grep '^ebpfcount_keys ' "$tmp/m.prom")" "ebpfcount_keys 302" "ebpfcount_keys"
+is "$(ls -A "$tmp" | tr '\n' ' ')" "m.prom out.json t.pcap " "no temporary file left beside it"
+is "$(stat -c %a "$tmp/m.prom")" 644 "the file is readable by the collector (0644)"
+
+# --max-keys 10: the totals keep about 10 keys; the rest is overflow.
+"$E" -r "$tmp/t.pcap" -F none -I 0.1 --max-keys 10 --textfile "$tmp/b.prom" "$expr" >"$tmp/none.out"
+is "$?:$(wc -c <"$tmp/none.out")" "0:0" "-F none prints nothing"
+ovf=$(sed -n 's/^ebpfcount_packets_total{overflow="true"} //p' "$tmp/b.prom")
+cmp_ok "${ovf:-0}" -gt 0 "--max-keys 10: an overflow series"
+is "$(sum ebpfcount_packets_total "$tmp/b.prom")" 302 "--max-keys 10: the series still add up to the total"
+
+# Label values: an expression with backslashes and quotes.
+"$E" -r "$tmp/t.pcap" -F none --textfile "$tmp/e.prom" 'count by ip.proto where ip proto \udp or ip proto \tcp'
+out=$(promtool check metrics <"$tmp/e.prom" 2>&1)
+is "$?:$out" "0:" "promtool accepts the escaped expression"
+is "$(grep -o 'expr="[^}]*' "$tmp/e.prom")" 'expr="count by ip.proto where ip proto \\udp or ip proto \\tcp"' \
+	"backslashes escaped in the expr label"
+
+# A file that cannot be written: one line, exit 1, before counting.
+err=$("$E" -r "$tmp/t.pcap" -F none --textfile "$tmp/no/such/m.prom" count 2>&1)
+is "$?:$err" "1:ebpfcount: cannot write a file beside $tmp/no/such/m.prom: No such file or directory" \
+	"--textfile in a missing directory: one error line, exit 1"
+err=$("$E" -r "$tmp/t.pcap" --listen 9108 count 2>&1 | head -n 1)
+is "$err" "ebpfcount: --listen is for an interface (use --textfile with -r)" "--listen is not for -r"
+done_testing
