@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/if_ether.h>
@@ -84,19 +85,31 @@ unsigned int attach_ifindex(int sock)
 	return getsockname(sock, (struct sockaddr *)&sll, &len) ? 0 : (unsigned int)sll.sll_ifindex;
 }
 
-static int read_stat(const char *ifname, const char *name, unsigned long long *v)
+/* A number (decimal or 0x-hex) in /sys/class/net/IFNAME/NAME. */
+static int read_sys(const char *ifname, const char *name, unsigned long long *v)
 {
-	char path[96];
+	char path[96], buf[32], *end;
 	FILE *f;
 	int ok;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", ifname, name);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, name);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	ok = fscanf(f, "%llu", v) == 1;
+	ok = fgets(buf, sizeof(buf), f) != NULL;
 	fclose(f);
-	return ok ? 0 : -1;
+	if (!ok)
+		return -1;
+	*v = strtoull(buf, &end, 0);
+	return end != buf && (*end == '\n' || !*end) ? 0 : -1;
+}
+
+static int read_stat(const char *ifname, const char *name, unsigned long long *v)
+{
+	char path[48];
+
+	snprintf(path, sizeof(path), "statistics/%s", name);
+	return read_sys(ifname, path, v);
 }
 
 int attach_if_counters(unsigned int ifindex, struct if_counters *c)
@@ -110,4 +123,13 @@ int attach_if_counters(unsigned int ifindex, struct if_counters *c)
 	       read_stat(name, "rx_dropped", &c->rx_dropped) |
 	       read_stat(name, "tx_packets", &c->tx_packets) |
 	       read_stat(name, "tx_bytes", &c->tx_bytes);
+}
+
+int attach_is_loopback(const char *ifname)
+{
+	unsigned long long flags;
+
+	if (strchr(ifname, '/') || read_sys(ifname, "flags", &flags))
+		return 0;
+	return !!(flags & IFF_LOOPBACK);
 }

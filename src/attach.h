@@ -24,6 +24,9 @@ struct if_counters {
 /* Read them for interface ifindex (sysfs); 0, or -1 if it is gone. */
 int attach_if_counters(unsigned int ifindex, struct if_counters *c);
 
+/* Is ifname a loopback (IFF_LOOPBACK)?  0 if not, or if there is none. */
+int attach_is_loopback(const char *ifname);
+
 /* The first interface that is up and not a loopback, as tcpdump picks. */
 int attach_default_ifname(char *buf, size_t size, char *err, size_t errlen);
 

@@ -647,6 +647,10 @@ static void gen_key(struct gen *g, int i)
 	case READ_VLAN:
 		key_vlan(g, k, dst, &trunc, &absent);
 		break;
+	case READ_SKB:
+		emit(g->e, BPF_LDX_MEM(BPF_W, BPF_REG_0, R_CTX, f->off));
+		store_value(g, k, dst, 0);
+		return;
 	case READ_ETYPE:
 		emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, SLOT_ETYPE));
 		emit_jmp(g, BPF_JEQ, BPF_REG_0, ETYPE_TRUNCATED, &trunc);
@@ -806,8 +810,9 @@ static int key_extent(const struct query *q)
 
 	for (i = 0; i < q->nkeys; i++) {
 		const struct field *f = q->keys[i].field;
-		/* vlan.id: an inline tag's TCI at 14 */
-		int e = f->layer == LAYER_META ? 16 : max_base(field_base(f)) + f->off + f->width;
+		/* vlan.id: an inline tag's TCI at 14; the other META fields: none */
+		int e = f->read == READ_VLAN ? 16 : f->layer == LAYER_META ? 0 :
+			max_base(field_base(f)) + f->off + f->width;
 
 		if (e > end)
 			end = e;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The one program builder; see compile.h. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "compile.h"
 #include "filter.h"
@@ -10,6 +12,16 @@ static int fail(struct build_error *err, int pos, const char *msg)
 	err->pos = pos;
 	snprintf(err->msg, sizeof(err->msg), "%s", msg);
 	return -1;
+}
+
+/* Does a capture of linktype give the packet's field f (sll.*)? */
+static int cooked_has(const char *linktype, const struct field *f)
+{
+	if (!linktype)
+		return 0;
+	if (!strcmp(linktype, "LINUX_SLL2"))
+		return 1;
+	return !strcmp(linktype, "LINUX_SLL") && strcmp(f->name, "sll.ifindex");
 }
 
 /* Keys the packets of src cannot have. */
@@ -26,8 +38,31 @@ static int check_keys(const struct query *q, const struct source *src, struct bu
 				 f->name, src->linktype);
 			return fail(err, q->keys[i].pos, msg);
 		}
+		if (!src->ifname && f->read == READ_SKB && !cooked_has(src->linktype, f)) {
+			snprintf(msg, sizeof(msg), "%s: only live, or in a capture file of type "
+				 "%s", f->name, !strcmp(f->name, "sll.ifindex") ? "LINUX_SLL2" :
+				 "LINUX_SLL or LINUX_SLL2 (tcpdump -i any)");
+			return fail(err, q->keys[i].pos, msg);
+		}
 	}
 	return 0;
+}
+
+/*
+ * The pcap filter for q's packets of src: the where clause; on a loopback
+ * also "not outbound", as libpcap drops a loopback's outgoing copy of each
+ * packet (tcpdump -i lo shows it once).  NULL if none; *own: free it.
+ */
+static const char *source_filter(const struct query *q, const struct source *src, char **own)
+{
+	const char *fmt = q->filter ? "not outbound and (%s)" : "not outbound";
+
+	*own = NULL;
+	if (!src->loopback)
+		return q->filter;
+	if (asprintf(own, fmt, q->filter) < 0)
+		return *own = NULL, NULL;
+	return *own;
 }
 
 int program_build(struct program *p, const char *expr, const struct build_opts *o,
@@ -35,7 +70,8 @@ int program_build(struct program *p, const char *expr, const struct build_opts *
 {
 	struct bpf_program f = { 0 };
 	struct parse_error perr;
-	char msg[sizeof(err->msg)];
+	char msg[sizeof(err->msg)], *own;
+	const char *filter;
 	int ret;
 
 	emit_init(&p->e);
@@ -43,16 +79,21 @@ int program_build(struct program *p, const char *expr, const struct build_opts *
 		return fail(err, perr.pos, perr.msg);
 	if (check_keys(&p->q, &o->src, err))
 		return -1;
-	if (p->q.filter && filter_compile(p->q.filter, o->src.ifname, &f, msg, sizeof(msg)))
-		return fail(err, p->q.filter_pos, msg);
+	filter = source_filter(&p->q, &o->src, &own);
+	if (o->src.loopback && !filter)
+		return fail(err, -1, "out of memory");
+	ret = filter && filter_compile(filter, o->src.ifname, &f, msg, sizeof(msg));
+	free(own);
+	if (ret)
+		return fail(err, p->q.filter ? p->q.filter_pos : -1, msg);
 	layout_query(&p->q, o->max_keys, &p->lay);
 	p->allowed = o->allowed;
-	p->mode = codegen_frame_mode(&p->q, p->q.filter != NULL, o->allowed);
-	ret = codegen(&p->q, &p->lay, p->q.filter ? filter_insns(&f) : NULL, f.bf_len, p->mode,
+	p->mode = codegen_frame_mode(&p->q, filter != NULL, o->allowed);
+	ret = codegen(&p->q, &p->lay, filter ? filter_insns(&f) : NULL, f.bf_len, p->mode,
 		      &p->e, msg, sizeof(msg));
-	if (p->q.filter)
+	if (filter)
 		filter_free(&f);
-	if (ret) {	/* only a where clause can make codegen fail */
+	if (ret) {	/* only a pcap filter can make codegen fail */
 		program_free(p);
 		return fail(err, p->q.filter ? p->q.filter_pos : -1, msg);
 	}

@@ -22,6 +22,7 @@
 struct source {
 	const char *ifname;	/* a live interface, or NULL for a capture file */
 	const char *linktype;	/* a file's, when not Ethernet: no Ethernet addresses */
+	int loopback;		/* a live loopback, which shows every packet twice */
 };
 
 struct build_opts {

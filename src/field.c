@@ -2,6 +2,7 @@
 /* The field table; see field.h. */
 #include <stddef.h>
 #include <string.h>
+#include <linux/bpf.h>
 
 #include "field.h"
 
@@ -39,6 +40,12 @@ static const struct field fields[] = {
 	F("icmp.type", LAYER_ICMP, 0, 1, FMT_UINT, "ICMP type"),
 	F("icmp.code", LAYER_ICMP, 1, 1, FMT_UINT, "ICMP code"),
 	F("icmpv6.type", LAYER_ICMP6, 0, 1, FMT_UINT, "ICMPv6 type"),
+	{ .name = "sll.pkttype", .layer = LAYER_META, .read = READ_SKB,
+	  .off = offsetof(struct __sk_buff, pkt_type), .width = 1, .fmt = FMT_PKTTYPE,
+	  .help = "packet type: host, broadcast, multicast, otherhost, outgoing" },
+	{ .name = "sll.ifindex", .layer = LAYER_META, .read = READ_SKB,
+	  .off = offsetof(struct __sk_buff, ifindex), .width = 4, .fmt = FMT_IFINDEX,
+	  .help = "interface index (live: its name unless -n)" },
 };
 
 const struct field *field_find(const char *name)

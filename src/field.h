@@ -12,7 +12,7 @@
 
 /* Where a field's offset is counted from, and what must be present. */
 enum layer {
-	LAYER_META,	/* struct __sk_buff: frame.len, vlan.id */
+	LAYER_META,	/* struct __sk_buff: frame.len, vlan.id, sll.* */
 	LAYER_ETH,	/* Ethernet header, offset 0 of the frame */
 	LAYER_IP4,	/* IPv4 header */
 	LAYER_IP6,	/* IPv6 header */
@@ -32,6 +32,8 @@ enum fmt {
 	FMT_IPPROTO,	/* number, or protocol name unless -n */
 	FMT_PORT,	/* number, or service name unless -n */
 	FMT_TCPFLAGS,	/* 0x-hex, or letters unless -n */
+	FMT_PKTTYPE,	/* number, or its name unless -n */
+	FMT_IFINDEX,	/* number, or the interface's name live unless -n */
 };
 
 /* How the program reads a field's value. */
@@ -40,6 +42,7 @@ enum field_read {
 	READ_LENGTH,	/* the frame's length, 4 bytes */
 	READ_VLAN,	/* the tag stripped into the skb, else an inline tag's TCI */
 	READ_ETYPE,	/* the EtherType after the inline VLAN tags */
+	READ_SKB,	/* the __sk_buff word at off */
 };
 
 #define FIELD_MAX_WIDTH 16

@@ -657,12 +657,17 @@ static int count_file(const struct options *o)
 	struct capture *cap;
 	struct program p;
 	char err[512];
+	int i;
 
 	cap = capture_open(o->file, err, sizeof(err));
 	if (!cap)
 		die("%s", err);
 	compile(o, &(struct source){
 			.linktype = capture_has_ethernet(cap) ? NULL : capture_linktype(cap) }, &p);
+	for (i = 0; o->kernel_engine && i < p.q.nkeys; i++)
+		if (p.q.keys[i].field->read == READ_SKB)
+			die_at(o->expr, p.q.keys[i].pos, "the kernel's test run cannot give a "
+			       "capture's packet types and interfaces: use --engine user");
 	out.q = &p.q;
 	out.lay = &p.lay;
 	if (o->dump) {
@@ -707,9 +712,11 @@ int main(int argc, char **argv)
 			die("%s", err);
 		o.ifname = ifname;
 	}
-	compile(&o, &(struct source){ .ifname = o.ifname }, &p);
+	compile(&o, &(struct source){ .ifname = o.ifname,
+				      .loopback = o.ifname && attach_is_loopback(o.ifname) }, &p);
 	out.q = &p.q;
 	out.lay = &p.lay;
+	out.ifnames = 1;
 	if (o.dump) {
 		(o.dump > 1 ? disasm_print_c : disasm_print)(stdout, &p.e);
 		flush_output();

@@ -2,6 +2,7 @@
 /* Value-to-name tables, in the manner of tcpdump's struct tok. */
 #include <stdio.h>
 #include <string.h>
+#include <linux/if_packet.h>
 
 #include "names.h"
 
@@ -68,4 +69,16 @@ void tcpflags_str(unsigned int flags, char *buf, size_t size)
 		snprintf(buf, size, "0x%04x", flags);	/* reserved bits only */
 	else if (!len)
 		snprintf(buf, size, "none");
+}
+
+const char *pkttype_name(unsigned int type)
+{
+	static const char *const names[] = {
+		[PACKET_HOST] = "host", [PACKET_BROADCAST] = "broadcast",
+		[PACKET_MULTICAST] = "multicast", [PACKET_OTHERHOST] = "otherhost",
+		[PACKET_OUTGOING] = "outgoing", [PACKET_LOOPBACK] = "loopback",
+		[PACKET_USER] = "user", [PACKET_KERNEL] = "kernel",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Human, JSON Lines and CSV printers; see output.h and ebpfcount(8). */
 #include <arpa/inet.h>
+#include <limits.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -43,8 +45,10 @@ static void fmt_addr(const struct key *k, const unsigned char *v, char *buf, siz
 }
 
 /* A name for the value, when the human view wants one. */
-static const char *value_name(enum fmt f, unsigned long long v, char *buf, size_t size)
+static const char *value_name(const struct output *o, enum fmt f, unsigned long long v,
+			      char *buf, size_t size)
 {
+	char ifname[IF_NAMESIZE];
 	const char *s = NULL;
 
 	if (f == FMT_IPPROTO)
@@ -53,15 +57,20 @@ static const char *value_name(enum fmt f, unsigned long long v, char *buf, size_
 		s = port_name(v);
 	else if (f == FMT_TCPFLAGS)
 		tcpflags_str(v, buf, size), s = buf;
+	else if (f == FMT_PKTTYPE)
+		s = pkttype_name(v);
+	else if (f == FMT_IFINDEX && o->ifnames && v && v <= UINT_MAX &&
+		 if_indextoname(v, ifname))
+		snprintf(buf, size, "%s", ifname), s = buf;
 	return s;
 }
 
 static void fmt_number(const struct output *o, const struct field *f, unsigned long long v,
 		       enum style st, char *buf, size_t size)
 {
-	char name[16];
+	char name[24];
 	const char *s = st == STYLE_HUMAN && !o->numeric ?
-			value_name(f->fmt, v, name, sizeof(name)) : NULL;
+			value_name(o, f->fmt, v, name, sizeof(name)) : NULL;
 
 	if (s)
 		snprintf(buf, size, "%s", s);
@@ -110,7 +119,7 @@ static size_t shown(const struct output *o, const struct interval *iv)
 
 static int col_width(const struct key *k)
 {
-	static const int widths[FMT_TCPFLAGS + 1] = {
+	static const int widths[FMT_IFINDEX + 1] = {
 		[FMT_MAC] = 17, [FMT_IP4] = 18, [FMT_IP6] = 43,
 	};
 	int w = widths[k->field->fmt] ? widths[k->field->fmt] : 11;

@@ -18,6 +18,7 @@ struct output {
 	const struct query *q;
 	const struct layout *lay;
 	int numeric;		/* -n: numbers, no protocol or port names */
+	int ifnames;		/* sll.ifindex: this host's interface names */
 	size_t top;		/* rows per interval, 0: all */
 	FILE *f;
 	const struct printer *p;

@@ -349,7 +349,8 @@ def fields_of(ebpfcount):
     fields = {}
     for line in out.splitlines():
         name, _, help_ = line.partition(" ")
-        if not name:
+        # sll.*: the reference counts an Ethernet capture, which has none
+        if not name or name.startswith("sll."):
             continue
         fields[name] = (128 if "IPv6" in help_ else 32) if "/N" in help_ else 0
     return fields

@@ -13,17 +13,6 @@ ZERO=0000000000000000
 
 # New links send no IPv6 MLD reports or DAD probes: only our frames.
 echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
-# veth_pair A B: a veth pair named A and B (busybox ip names the peer
-# itself), both up
-veth_pair() {
-	local d peer
-	ip link add "$1" type veth || return 1
-	for d in /sys/class/net/*; do
-		[ "$(cat "$d/ifindex")" = "$(cat "/sys/class/net/$1/iflink")" ] && peer=${d##*/}
-	done
-	ip link set "$peer" name "$2" && ip link set "$1" up && ip link set "$2" up &&
-		retry 10 grep -qx up "/sys/class/net/$1/operstate"
-}
 # send IFACE N [SPEC-OPTIONS]: N UDP frames from $M into IFACE's peer
 send() {
 	craft -q -i "$1" -c "$2" "udp4,smac=$M,dmac=$(cat /sys/class/net/va/address),dport=7000${3:+,$3}"

@@ -43,11 +43,14 @@ send_go() {
 		"udp4,src=$EBPFCOUNT_SELF,dst=$EBPFCOUNT_PEER,smac=52:54:00:12:34:01,dmac=52:54:00:12:34:02,dport=9999"
 }
 
-# parser_table: the expressions every kind of program is tested with, one a
-# line: every field alone and behind a where clause, then combinations
+# parser_table [live]: the expressions every kind of program is tested
+# with, one a line: every field alone and behind a where clause, then
+# combinations; the sll.* fields only with "live" (an Ethernet capture
+# file, or a test run, has none)
 parser_table() {
 	echo count
 	for f in $(ebpfcount --list-fields | cut -d' ' -f1); do
+		case $f in sll.*) [ "$1" = live ] || continue ;; esac
 		echo "count by $f"
 		echo "count by $f where ip or ip6 or arp"
 	done
@@ -63,4 +66,16 @@ count by udp.dstport where ip6 and udp portrange 1-1024
 count by icmp.type where icmp or icmp6
 count by frame.len where greater 1000 or less 64
 END
+}
+
+# veth_pair A B: a veth pair named A and B (busybox ip names the peer
+# itself), both up
+veth_pair() {
+	local d peer
+	ip link add "$1" type veth || return 1
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/ifindex")" = "$(cat "/sys/class/net/$1/iflink")" ] && peer=${d##*/}
+	done
+	ip link set "$peer" name "$2" && ip link set "$1" up && ip link set "$2" up &&
+		retry 10 grep -qx up "/sys/class/net/$1/operstate"
 }

@@ -10,7 +10,7 @@
 quietly() { "$@" >/dev/null; }
 has() { echo "$1" | grep -q "$2"; }
 
-exprs=$(parser_table)
+exprs=$(parser_table live)
 
 n=$(echo "$exprs" | wc -l)
 plan $((n + 11))
@@ -28,7 +28,7 @@ while read -r e; do
 	i=$((i + 1))
 	set -- "$@" "p$i=ebpfcount-ld:$e"
 done <<END
-$(echo "$exprs" | grep -v ' where ' ; echo "$exprs" | grep ' where ip or ip6 or arp$')
+$(echo "$exprs" | grep -v ' where \|sll\.' ; echo "$exprs" | grep -v 'sll\.' | grep ' where ip or ip6 or arp$')
 END
 ok "all $i without a where clause or behind 'ip or ip6 or arp' load and count with LD_ABS" \
 	quietly bench_prog -1 -r 4 -n 1 "$@"

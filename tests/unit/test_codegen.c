@@ -89,6 +89,10 @@ static int compile(const char *expr, struct prog *p, int filtered, char *err, si
 	struct build_error berr;
 	char bare[512];
 
+	/* the sll.* keys: as for a capture file that has them */
+	if (strstr(expr, "sll."))
+		bo.src.linktype = "LINUX_SLL2";
+
 	if (!filtered && where) {
 		snprintf(bare, sizeof(bare), "%.*s", (int)(where - expr), expr);
 		expr = bare;

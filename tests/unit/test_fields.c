@@ -64,6 +64,10 @@ static int build(const char *expr, unsigned int max_keys, struct prog *p, char *
 	struct build_opts bo = { .allowed = frame_mode, .max_keys = max_keys };
 	struct build_error berr;
 
+	/* the sll.* keys: as for a capture file that has them */
+	if (strstr(expr, "sll."))
+		bo.src.linktype = "LINUX_SLL2";
+
 	if (program_build(p, expr, &bo, &berr)) {
 		emit_init(&p->e);
 		snprintf(err, errlen, "%.200s at %d", berr.msg, berr.pos);
