@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of tests/vm/75-prometheus.t: ebpfcount --listen 9108 -F none
+# on one end of a veth pair whose name needs escaping in a label value
+# (v"a\b), 300 + 200 crafted UDP frames sent into the other end; the host
+# scrapes it with a real Prometheus.  /sent on port 9109 says when the
+# frames are out; the host's GET /cgi-bin/done ends the run, after which
+# the final totals must be the frames sent.
+. /tests/tap.sh
+. /tests/guest/lib.sh
+plan 6
+
+M=52:54:00:12:34:77
+VA='v"a\b'
+echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
+echo 1 >/proc/sys/kernel/bpf_stats_enabled
+ok "veth pair $VA/vb" veth_pair "$VA" vb
+www=/tmp/www
+mkdir -p $www/cgi-bin
+printf '#!/bin/sh\ntouch /tmp/done\nprintf "Content-Type: text/plain\\r\\n\\r\\nbye\\n"\n' >$www/cgi-bin/done
+chmod 755 $www/cgi-bin/done
+httpd -f -p 9109 -h $www &
+httpd=$!
+
+ebpfcount -i "$VA" -F json --listen 9108 --textfile /tmp/m.prom \
+	"count by udp.dstport where ether src $M" >/tmp/out.json 2>/tmp/err &
+pid=$!
+ok "ebpfcount serves /metrics in the guest" retry 60 \
+	sh -c "timeout 10 wget -q -O - http://198.19.0.15:9108/metrics | grep -q '^ebpfcount_keys '"
+dst=$(cat "/sys/class/net/$VA/address")
+craft -q -i vb -c 300 "udp4,smac=$M,dmac=$dst,dport=7000"
+craft -q -i vb -c 200 "udp4,smac=$M,dmac=$dst,dport=7001"
+sleep 1.5
+echo 500 >$www/sent
+diag "sent 500 frames; serving until the host fetches /cgi-bin/done"
+i=0
+while [ ! -e /tmp/done ] && [ $i -lt 300 ]; do
+	sleep 1
+	i=$((i + 1))
+done
+kill $httpd
+ok "the host fetched /cgi-bin/done within 300 s" test -e /tmp/done
+kill -INT $pid
+wait $pid
+rc=$?
+is "$rc:$(cat /tmp/err)" "0:" "ebpfcount ends with status 0, nothing on stderr"
+is "$(grep '"final": true' /tmp/out.json | grep -o '"total": {"packets": [0-9]*')" \
+	'"total": {"packets": 500' "its final totals are the 500 frames sent"
+is "$(sed -n 's/^ebpfcount_packets_total{udp_dstport="\([0-9]*\)"} /\1:/p' /tmp/m.prom | sort | tr '\n' ' ')" \
+	"7000:300 7001:200 " "the textfile holds the final totals"
+done_testing
