@@ -33,14 +33,15 @@ int attach_socket(const char *ifname, int prog_fd, int promisc, char *err, size_
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
 	struct packet_mreq mr = { .mr_type = PACKET_MR_PROMISC };
-	int fd, ifindex = if_nametoindex(ifname);
+	int any = !strcmp(ifname, "any");
+	int fd, ifindex = any ? 0 : (int)if_nametoindex(ifname);
 
-	if (!ifindex) {
+	if (!ifindex && !any) {
 		snprintf(err, errlen, "no such interface '%s'", ifname);
 		return -1;
 	}
 	/* Protocol 0: nothing arrives until bind(), after the filter is on. */
-	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	fd = socket(AF_PACKET, (any ? SOCK_DGRAM : SOCK_RAW) | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail(fd, err, errlen, "cannot open a packet socket", "");
 	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_BPF, &prog_fd, sizeof(prog_fd)))
@@ -49,7 +50,7 @@ int attach_socket(const char *ifname, int prog_fd, int promisc, char *err, size_
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
 		return fail(fd, err, errlen, "cannot bind to ", ifname);
 	mr.mr_ifindex = ifindex;
-	if (promisc && setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)))
+	if (promisc && !any && setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)))
 		return fail(fd, err, errlen, "cannot make promiscuous: ", ifname);
 	return fd;
 }
@@ -125,11 +126,13 @@ int attach_if_counters(unsigned int ifindex, struct if_counters *c)
 	       read_stat(name, "tx_bytes", &c->tx_bytes);
 }
 
-int attach_is_loopback(const char *ifname)
+unsigned int attach_loopback(const char *ifname)
 {
 	unsigned long long flags;
 
-	if (strchr(ifname, '/') || read_sys(ifname, "flags", &flags))
+	if (!strcmp(ifname, "any"))
+		return if_nametoindex("lo");
+	if (strchr(ifname, '/') || read_sys(ifname, "flags", &flags) || !(flags & IFF_LOOPBACK))
 		return 0;
-	return !!(flags & IFF_LOOPBACK);
+	return if_nametoindex(ifname);
 }

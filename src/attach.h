@@ -8,8 +8,9 @@
 /*
  * Open a raw packet socket on ifname with prog_fd attached (SO_ATTACH_BPF)
  * before it is bound, so that no packet passes unfiltered.  promisc: put
- * the interface in promiscuous mode while the socket is open.  Returns the
- * socket, or -1 with err filled in.
+ * the interface in promiscuous mode while the socket is open.  "any": a
+ * cooked socket on every interface (frame.h), never promiscuous, as for
+ * tcpdump -i any.  Returns the socket, or -1 with err filled in.
  */
 int attach_socket(const char *ifname, int prog_fd, int promisc, char *err, size_t errlen);
 
@@ -24,8 +25,11 @@ struct if_counters {
 /* Read them for interface ifindex (sysfs); 0, or -1 if it is gone. */
 int attach_if_counters(unsigned int ifindex, struct if_counters *c);
 
-/* Is ifname a loopback (IFF_LOOPBACK)?  0 if not, or if there is none. */
-int attach_is_loopback(const char *ifname);
+/*
+ * The index of the loopback whose packets a socket on ifname sees: lo's
+ * for "any", ifname's if it is a loopback (IFF_LOOPBACK); else 0.
+ */
+unsigned int attach_loopback(const char *ifname);
 
 /* The first interface that is up and not a loopback, as tcpdump picks. */
 int attach_default_ifname(char *buf, size_t size, char *err, size_t errlen);

@@ -445,7 +445,7 @@ static void emit_ld(struct cbpf *c, const struct sock_filter *s)
 		emit(c->e, BPF_MOV32_IMM(REG_A, s->k));
 		break;
 	case BPF_LEN:	/* libpcap's is the packet's length, not the part seen */
-		emit(c->e, BPF_LDX_MEM(BPF_W, REG_A, REG_CTX, SKB(len)));
+		frame_length(c->e, REG_A);
 		frame_add_unseen(c->e, REG_A, REG_TMP);
 		break;
 	case BPF_MEM:
@@ -483,7 +483,7 @@ static void emit_ldx(struct cbpf *c, const struct sock_filter *s)
 		emit(c->e, BPF_MOV32_IMM(REG_X, s->k));
 		break;
 	case BPF_LEN:
-		emit(c->e, BPF_LDX_MEM(BPF_W, REG_X, REG_CTX, SKB(len)));
+		frame_length(c->e, REG_X);
 		frame_add_unseen(c->e, REG_X, REG_TMP);
 		break;
 	case BPF_MEM:

@@ -305,7 +305,7 @@ static void ip4_transport(struct gen *g, int *absent)
 /* r0 = the size bytes at frame offset r9 + off, after checking r1 >= need. */
 static void ext_load(struct gen *g, int size, int off)
 {
-	emit(g->e, INSN(BPF_LD | size | BPF_IND, 0, R_L4, 0, off));
+	emit(g->e, INSN(BPF_LD | size | BPF_IND, 0, R_L4, 0, frame_skb_off(g->e, off)));
 }
 
 /*
@@ -364,6 +364,8 @@ static void copy_l4(struct gen *g)
 	emit(g->e, BPF_MOV64_IMM(BPF_REG_4, L4_COPY));
 	emit(g->e, BPF_MOV64_REG(BPF_REG_1, R_CTX));
 	emit(g->e, BPF_MOV64_REG(BPF_REG_2, R_L4));
+	if (frame_skb_off(g->e, 0))
+		emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, frame_skb_off(g->e, 0)));
 	emit(g->e, BPF_MOV64_REG(BPF_REG_3, FP));
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, SLOT_L4_COPY));
 	emit(g->e, BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes));
@@ -509,11 +511,11 @@ static void take(struct gen *g, const struct key *k, int base, int off, int dst)
 	} else {
 		emit(g->e, BPF_MOV64_REG(BPF_REG_1, R_CTX));
 		if (base == FRAME)
-			emit(g->e, BPF_MOV64_IMM(BPF_REG_2, off));
+			emit(g->e, BPF_MOV64_IMM(BPF_REG_2, frame_skb_off(g->e, off)));
 		else
 			emit(g->e, BPF_MOV64_REG(BPF_REG_2, base));
-		if (base != FRAME && off)
-			emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, off));
+		if (base != FRAME && frame_skb_off(g->e, off))
+			emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, frame_skb_off(g->e, off)));
 		emit(g->e, BPF_MOV64_REG(BPF_REG_3, FP));
 		emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, dst));
 		emit(g->e, BPF_MOV64_IMM(BPF_REG_4, n));
@@ -756,7 +758,7 @@ static void gen_keys(struct gen *g)
 	int i;
 
 	emit_note(g->e, g->lay->array ? "r7 = frame length" : "r7 = frame length; clear the key");
-	emit(g->e, BPF_LDX_MEM(BPF_W, R_LEN, R_CTX, SKB_FIELD(len)));
+	frame_length(g->e, R_LEN);
 	if (!g->lay->array)
 		for (i = 0; i < round8(g->lay->row_size); i += 8)
 			emit(g->e, BPF_ST_MEM(BPF_DW, FP, g->key + i, 0));
@@ -847,7 +849,7 @@ int codegen(const struct query *q, const struct layout *lay,
 	emit(e, BPF_MOV64_REG(R_CTX, BPF_REG_1));
 	if (g.mode == FRAME_WINDOW && g.win_len) {
 		emit_note(e, "copy the frame's first bytes to the stack");
-		emit(e, BPF_LDX_MEM(BPF_W, R_L4, R_CTX, SKB_FIELD(len)));
+		frame_length(e, R_L4);
 		frame_copy(e, R_L4, g.win_len);
 	}
 	if (filter) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/if_ether.h>
 
 #include "compile.h"
 #include "filter.h"
@@ -33,6 +34,11 @@ static int check_keys(const struct query *q, const struct source *src, struct bu
 	for (i = 0; i < q->nkeys; i++) {
 		const struct field *f = q->keys[i].field;
 
+		if (src->cooked && f->layer == LAYER_ETH && f->off < 12) {
+			snprintf(msg, sizeof(msg), "%s: -i any has no Ethernet addresses",
+				 f->name);
+			return fail(err, q->keys[i].pos, msg);
+		}
 		if (src->linktype && f->layer == LAYER_ETH && f->off < 12) {
 			snprintf(msg, sizeof(msg), "%s: a %s capture has no Ethernet addresses",
 				 f->name, src->linktype);
@@ -49,20 +55,50 @@ static int check_keys(const struct query *q, const struct source *src, struct bu
 }
 
 /*
- * The pcap filter for q's packets of src: the where clause; on a loopback
- * also "not outbound", as libpcap drops a loopback's outgoing copy of each
- * packet (tcpdump -i lo shows it once).  NULL if none; *own: free it.
+ * The pcap filter for q's packets of src: the where clause; where lo's
+ * packets come, also "not (outbound and ifindex LO)", as libpcap drops
+ * the outgoing copy of each (tcpdump -i lo shows it once).  NULL if none;
+ * *own: free it.
  */
 static const char *source_filter(const struct query *q, const struct source *src, char **own)
 {
-	const char *fmt = q->filter ? "not outbound and (%s)" : "not outbound";
+	int n;
 
 	*own = NULL;
 	if (!src->loopback)
 		return q->filter;
-	if (asprintf(own, fmt, q->filter) < 0)
+	if (q->filter)
+		n = asprintf(own, "not (outbound and ifindex %u) and (%s)", src->loopback,
+			     q->filter);
+	else
+		n = asprintf(own, "not (outbound and ifindex %u)", src->loopback);
+	if (n < 0)
 		return *own = NULL, NULL;
 	return *own;
+}
+
+/*
+ * A cooked frame's header has no Ethernet addresses (frame.h): a filter
+ * that reads them (ether host, ether[0:4]) is refused.
+ */
+static int check_cooked(const struct bpf_program *f, char *msg, size_t size)
+{
+	const struct sock_filter *s = filter_insns(f);
+	unsigned int i, n;
+
+	for (i = 0; i < f->bf_len; i++) {
+		if (s[i].code != (BPF_LD | BPF_W | BPF_ABS) &&
+		    s[i].code != (BPF_LD | BPF_H | BPF_ABS) &&
+		    s[i].code != (BPF_LD | BPF_B | BPF_ABS))
+			continue;
+		n = BPF_SIZE(s[i].code) == BPF_W ? 4 : BPF_SIZE(s[i].code) == BPF_H ? 2 : 1;
+		if (s[i].k < 12 || (s[i].k < ETH_HLEN && s[i].k + n > ETH_HLEN)) {
+			snprintf(msg, size, "-i any has no Ethernet addresses, which the "
+				 "filter reads");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int program_build(struct program *p, const char *expr, const struct build_opts *o,
@@ -82,11 +118,18 @@ int program_build(struct program *p, const char *expr, const struct build_opts *
 	filter = source_filter(&p->q, &o->src, &own);
 	if (o->src.loopback && !filter)
 		return fail(err, -1, "out of memory");
-	ret = filter && filter_compile(filter, o->src.ifname, &f, msg, sizeof(msg));
+	/* -i any: on lo's handle, Ethernet on Linux, as a cooked frame reads */
+	ret = filter && filter_compile(filter, o->src.cooked ? "lo" : o->src.ifname, &f, msg,
+				       sizeof(msg));
+	if (!ret && filter && o->src.cooked && check_cooked(&f, msg, sizeof(msg))) {
+		filter_free(&f);
+		ret = -1;
+	}
 	free(own);
 	if (ret)
 		return fail(err, p->q.filter ? p->q.filter_pos : -1, msg);
 	layout_query(&p->q, o->max_keys, &p->lay);
+	p->e.cooked = o->src.cooked;
 	p->allowed = o->allowed;
 	p->mode = codegen_frame_mode(&p->q, filter != NULL, o->allowed);
 	ret = codegen(&p->q, &p->lay, filter ? filter_insns(&f) : NULL, f.bf_len, p->mode,

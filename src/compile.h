@@ -22,7 +22,9 @@
 struct source {
 	const char *ifname;	/* a live interface, or NULL for a capture file */
 	const char *linktype;	/* a file's, when not Ethernet: no Ethernet addresses */
-	int loopback;		/* a live loopback, which shows every packet twice */
+	int cooked;		/* live on every interface (-i any): see frame.h */
+	unsigned int loopback;	/* lo's index where the socket sees lo's packets
+				 * (-i lo, -i any), which it sees twice; else 0 */
 };
 
 struct build_opts {

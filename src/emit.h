@@ -24,6 +24,7 @@ struct emit {
 	int cap;
 	int err;		/* first error, sticky: -ENOMEM, -E2BIG */
 	const char **notes;	/* notes[i]: comment shown before insn i, or NULL */
+	int cooked;		/* the frame is cooked (frame.h), for the reads of it */
 };
 
 void emit_init(struct emit *e);

@@ -18,31 +18,67 @@ int frame_size(int n)
 /* Offsets held in registers are those of the network header or after. */
 #define REG_BASE_ALIGN 14
 
+void frame_length(struct emit *e, int reg)
+{
+	emit(e, BPF_LDX_MEM(BPF_W, reg, CTX, offsetof(struct __sk_buff, len)));
+	if (e->cooked)
+		emit(e, BPF_ALU64_IMM(BPF_ADD, reg, FRAME_COOKED_HLEN));
+}
+
+/* r0 = the EtherType of a cooked frame's header, in host order */
+static void cooked_etype(struct emit *e)
+{
+	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_0, CTX, offsetof(struct __sk_buff, protocol)));
+	emit(e, BPF_ENDIAN_BE(BPF_REG_0, 16));
+}
+
 void frame_copy(struct emit *e, int len_reg, int win_len)
 {
+	int hlen = e->cooked ? FRAME_COOKED_HLEN : 0;
+
+	/* a cooked frame's header: zeros, then the EtherType */
+	if (e->cooked) {
+		emit(e, BPF_ST_MEM(BPF_H, FP, FRAME_WIN_OFF, 0));
+		emit(e, BPF_ST_MEM(BPF_DW, FP, FRAME_WIN_OFF + 2, 0));
+		emit(e, BPF_ST_MEM(BPF_H, FP, FRAME_WIN_OFF + 10, 0));
+		emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_0, CTX, offsetof(struct __sk_buff, protocol)));
+		emit(e, BPF_STX_MEM(BPF_H, FP, BPF_REG_0, FRAME_WIN_OFF + 12));
+	}
 	/*
 	 * r4 = min(length, win_len), at least 1: an empty frame makes the
 	 * helper fail and zero one byte, but every path writes the window,
 	 * which verifiers before "bpf: Allow reads from uninit stack" need.
 	 */
 	emit(e, BPF_MOV64_REG(BPF_REG_4, len_reg));
-	emit(e, BPF_JMP_IMM(BPF_JLE, BPF_REG_4, win_len, 1));
-	emit(e, BPF_MOV64_IMM(BPF_REG_4, win_len));
-	emit(e, BPF_JMP_IMM(BPF_JGE, BPF_REG_4, 1, 1));
+	if (hlen)
+		emit(e, BPF_ALU64_IMM(BPF_SUB, BPF_REG_4, hlen));
+	/* (a cooked length less its header can be below 1: signed) */
+	emit(e, BPF_JMP_IMM(hlen ? BPF_JSLE : BPF_JLE, BPF_REG_4, win_len - hlen, 1));
+	emit(e, BPF_MOV64_IMM(BPF_REG_4, win_len - hlen));
+	emit(e, BPF_JMP_IMM(hlen ? BPF_JSGE : BPF_JGE, BPF_REG_4, 1, 1));
 	emit(e, BPF_MOV64_IMM(BPF_REG_4, 1));
 	emit(e, BPF_MOV64_REG(BPF_REG_1, CTX));
 	emit(e, BPF_MOV64_IMM(BPF_REG_2, 0));
 	emit(e, BPF_MOV64_REG(BPF_REG_3, FP));
-	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, FRAME_WIN_OFF));
+	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, FRAME_WIN_OFF + hlen));
 	emit(e, BPF_EMIT_CALL(BPF_FUNC_skb_load_bytes));
 }
 
 static void ld_abs(struct emit *e, int size, int base, int off)
 {
+	if (base < 0 && frame_skb_off(e, off) < 0) {
+		/* a cooked frame's EtherType: H at 12, or a byte of it */
+		cooked_etype(e);
+		if (size == BPF_B && off == 12)
+			emit(e, BPF_ALU32_IMM(BPF_RSH, BPF_REG_0, 8));
+		else if (size == BPF_B)
+			emit(e, BPF_ALU32_IMM(BPF_AND, BPF_REG_0, 0xff));
+		return;
+	}
 	if (base < 0)
-		emit(e, INSN(BPF_LD | size | BPF_ABS, 0, 0, 0, off));
+		emit(e, INSN(BPF_LD | size | BPF_ABS, 0, 0, 0, frame_skb_off(e, off)));
 	else
-		emit(e, INSN(BPF_LD | size | BPF_IND, 0, base, 0, off));
+		emit(e, INSN(BPF_LD | size | BPF_IND, 0, base, 0, frame_skb_off(e, off)));
 }
 
 /* The register that holds the window address of frame offset base + 0,

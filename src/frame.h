@@ -22,6 +22,25 @@
 
 enum frame_mode { FRAME_WINDOW, FRAME_LD_ABS };
 
+/*
+ * A cooked frame (e->cooked, for -i any): the socket shows each packet
+ * from its network header on.  The program reads it as though an Ethernet
+ * header came first, all zeros but for the EtherType (skb->protocol): a
+ * frame offset is the packet's offset plus FRAME_COOKED_HLEN, and the
+ * frame length the packet's plus as much.  Only the EtherType of that
+ * header is read (the builder refuses the addresses).
+ */
+#define FRAME_COOKED_HLEN 14
+
+/* The packet offset of frame offset off. */
+static inline int frame_skb_off(const struct emit *e, int off)
+{
+	return e->cooked ? off - FRAME_COOKED_HLEN : off;
+}
+
+/* reg = the frame's length (r6 the skb). */
+void frame_length(struct emit *e, int reg);
+
 enum {
 	FRAME_WIN_OFF = -354,	/* the window, from r10 */
 	FRAME_WIN_LEN = 96,	/* bytes of the window */

@@ -514,7 +514,7 @@ static void run(const struct options *o, struct maps *m, const struct layout *la
 	for (n = 1; !err && !gone && !stop && (!o->count || n <= o->count); n++) {
 		sleep_until(start + n * o->interval);
 		t = now(CLOCK_MONOTONIC);
-		gone = !if_indextoname(ifindex, name) && errno == ENXIO;
+		gone = ifindex && !if_indextoname(ifindex, name) && errno == ENXIO;
 		err = interval(o, r, m, n, now(CLOCK_REALTIME), t - last, why, sizeof(why));
 		last = t;
 	}
@@ -713,7 +713,8 @@ int main(int argc, char **argv)
 		o.ifname = ifname;
 	}
 	compile(&o, &(struct source){ .ifname = o.ifname,
-				      .loopback = o.ifname && attach_is_loopback(o.ifname) }, &p);
+				      .cooked = o.ifname && !strcmp(o.ifname, "any"),
+				      .loopback = o.ifname ? attach_loopback(o.ifname) : 0 }, &p);
 	out.q = &p.q;
 	out.lay = &p.lay;
 	out.ifnames = 1;
