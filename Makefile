@@ -4,7 +4,7 @@
 CC       ?= gcc
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc
-LDLIBS   := -lbpf -lpcap -lmicrohttpd -lpthread -lm
+LDLIBS   := -lbpf -lpcap -lmicrohttpd -lncursesw -ltinfo -lpthread -lm
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 B        := build
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
@@ -169,7 +169,7 @@ uninstall:
 # tests/host/80-package.t checks with.
 pkg-deps:
 	@qemu-env/deps.sh debhelper dpkg-dev lintian mandoc groff-base systemd gcc make \
-		pkg-config libbpf-dev libpcap-dev libmicrohttpd-dev
+		pkg-config libbpf-dev libpcap-dev libmicrohttpd-dev libncurses-dev
 
 # The Debian package (debian/) of the committed tree, HEAD: built from a
 # copy in a temporary directory, since dpkg-buildpackage writes next to

@@ -33,6 +33,7 @@
 #include "privs.h"
 #include "report.h"
 #include "serve.h"
+#include "view.h"
 #include "vm.h"
 
 #ifndef EBPFCOUNT_VERSION
@@ -46,6 +47,7 @@ struct options {
 	long count;		/* intervals, 0: until interrupted */
 	double interval;
 	const char *format;
+	int format_given;	/* -F: lines even on a terminal */
 	int numeric;
 	int promisc;
 	long top;
@@ -62,6 +64,8 @@ struct options {
 
 static struct output out = { .f = NULL };
 static volatile sig_atomic_t stop;
+/* The live view on a terminal, instead of out's lines; or NULL. */
+static struct view *view;
 
 /* The counts for monitoring (--listen, --textfile), else NULL. */
 static struct metrics *metrics;
@@ -75,6 +79,8 @@ static const char *health_ifname;	/* by the name it was given */
  * then, for a bad expression, the expression with a caret under pos. */
 static _Noreturn void fail(const char *msg, const char *expr, int pos)
 {
+	view_close(view);	/* the message goes below the screen it was on */
+	view = NULL;
 	fprintf(stderr, "ebpfcount: %s\n", msg);
 	if (expr)
 		fprintf(stderr, "  %s\n  %*s^\n", expr, pos, "");
@@ -117,7 +123,8 @@ static void usage(FILE *f)
 		"                engine, no privileges) or kernel (BPF_PROG_TEST_RUN)\n"
 		"  -c COUNT      stop after COUNT intervals\n"
 		"  -I SECONDS    interval length (default 1; fractions allowed)\n"
-		"  -F FORMAT     human (default), json (JSON Lines), csv or none\n"
+		"  -F FORMAT     human (default), json (JSON Lines), csv or none; without -F\n"
+		"                and -c, a terminal gets a live view instead (q quits)\n"
 		"  -n            numbers only: no protocol or port names\n"
 		"  -p            do not put the interface in promiscuous mode\n"
 		"  --top N       print the N busiest keys per interval\n"
@@ -267,7 +274,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'r': o->file = optarg; break;
 		case 'c': o->count = parse_long(optarg, "-c", 1, INT_MAX); break;
 		case 'I': o->interval = parse_secs(optarg); break;
-		case 'F': o->format = optarg; break;
+		case 'F': o->format = optarg, o->format_given = 1; break;
 		case 'n': o->numeric = 1; break;
 		case 'p': o->promisc = 0, nopromisc = 1; break;
 		case 'd': o->dump++; break;
@@ -357,21 +364,34 @@ static double now(clockid_t clk)
 /*
  * Sleep until monotonic time t; early on a signal.  The signals stay
  * blocked from the test of stop to the wait, which unblocks them, so one
- * that comes in between is not slept through.
+ * that comes in between is not slept through.  fd: the view's terminal
+ * (or -1); 1 when it has input or another signal came (a resize), before
+ * t; a terminal that hangs up stops the counting.
  */
-static void sleep_until(double t)
+static int sleep_until(double t, int fd)
 {
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int woke = 0;
 	sigset_t old;
 	double left;
 
 	sigprocmask(SIG_BLOCK, &stop_signals, &old);
-	while (!stop && (left = t - now(CLOCK_MONOTONIC)) > 0) {
+	while (!stop && !woke && (left = t - now(CLOCK_MONOTONIC)) > 0) {
 		struct timespec ts = { .tv_sec = (time_t)left,
 				       .tv_nsec = (long)((left - (time_t)left) * 1e9) };
 
-		ppoll(NULL, 0, &ts, &old);
+		woke = ppoll(&pfd, fd >= 0, &ts, &old) && fd >= 0;
+		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
+			stop = 1;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	return woke && !stop;
+}
+
+/* The interface's counters now, in c; NULL if unknown. */
+static const struct if_counters *if_counters(struct if_counters *c)
+{
+	return health_ifindex && !attach_if_counters(health_ifindex, c) ? c : NULL;
 }
 
 /* Why a readout failed, for final(). */
@@ -413,14 +433,17 @@ static int export_totals(struct report *r, const struct interval *tot, char *why
 }
 
 /*
- * Read interval n's counts and print them: it ended at time t, secs long.
+ * Read interval n's counts and print them (or show them in the view): it
+ * ended at time t, secs long.
  * 0, or -1 with why filled if the counters could not be read (nothing
- * printed) or not handed to the monitoring.
+ * printed), the view found no memory, or they were not handed to the
+ * monitoring.
  */
 static int interval(const struct options *o, struct report *r, struct maps *m, long n,
 		    double t, double secs, char *why, size_t size)
 {
 	double t0 = now(CLOCK_MONOTONIC);
+	struct if_counters c;
 	struct interval iv;
 	int err = report_collect(r, m, &iv);
 
@@ -431,8 +454,14 @@ static int interval(const struct options *o, struct report *r, struct maps *m, l
 	health.readout_secs = now(CLOCK_MONOTONIC) - t0;
 	iv.time = t;
 	iv.secs = secs;
-	output_interval(&out, &iv);
-	flush_output();
+	if (view && view_interval(view, &iv, if_counters(&c))) {
+		snprintf(why, size, "out of memory for the view");
+		return -1;
+	}
+	if (!view) {
+		output_interval(&out, &iv);
+		flush_output();
+	}
 	if (o->verbose)
 		fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
 			n, iv.nrows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
@@ -448,6 +477,8 @@ static void final(struct report *r, double t, double secs, const char *why)
 	struct interval iv;
 	char err[640];
 
+	view_close(view);	/* the totals go below it, as after the lines */
+	view = NULL;
 	if (report_final(r, &iv))
 		die("out of memory for the final totals");
 	iv.time = t;
@@ -512,7 +543,9 @@ static void run(const struct options *o, struct maps *m, const struct layout *la
 	long n;
 
 	for (n = 1; !err && !gone && !stop && (!o->count || n <= o->count); n++) {
-		sleep_until(start + n * o->interval);
+		while (sleep_until(start + n * o->interval, view ? view_fd(view) : -1))
+			if (view_keys(view))
+				stop = 1;	/* q: as SIGINT */
 		t = now(CLOCK_MONOTONIC);
 		gone = ifindex && !if_indextoname(ifindex, name) && errno == ENXIO;
 		err = interval(o, r, m, n, now(CLOCK_REALTIME), t - last, why, sizeof(why));
@@ -741,6 +774,9 @@ int main(int argc, char **argv)
 		die("%s", err);
 	drop_privileges(&o, &m);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* A person at a terminal gets the live view, unless -c or -F asks for lines. */
+	if (!o.count && !o.format_given && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+		view = view_open(&out, o.ifname, o.expr, if_counters(&(struct if_counters){ 0 }));
 	run(&o, &m, &p.lay, attach_ifindex(sock));
 	close(sock);
 	close(prog);

@@ -99,6 +99,12 @@ static void key_text(const struct output *o, int i, const unsigned char *key, en
 		snprintf(buf, size, "%s", a);
 }
 
+void output_key_text(const struct output *o, int i, const unsigned char *key, char *buf,
+		     size_t size)
+{
+	key_text(o, i, key, STYLE_HUMAN, buf, size);
+}
+
 /* "truncated" if a key is, else "absent" if a key is, else NULL. */
 static const char *row_missing(const struct output *o, const unsigned char *key)
 {
@@ -128,7 +134,7 @@ static int col_width(const struct key *k)
 	return n > w ? n : w;
 }
 
-static void rate(double v, const char *unit, char *buf, size_t size)
+void output_rate(double v, const char *unit, char *buf, size_t size)
 {
 	static const char *const prefixes[] = { "", "k", "M", "G", "T" };
 	int i = 0;
@@ -155,8 +161,8 @@ static void human_row(struct output *o, const unsigned char *key, const char *la
 		fprintf(o->f, "  %-11s", key ? "all" : label);
 	fprintf(o->f, " %12llu %14llu", c->packets, c->bytes);
 	if (secs > 0) {
-		rate(c->packets / secs, "pps", pps, sizeof(pps));
-		rate(c->bytes * 8 / secs, "bit/s", bps, sizeof(bps));
+		output_rate(c->packets / secs, "pps", pps, sizeof(pps));
+		output_rate(c->bytes * 8 / secs, "bit/s", bps, sizeof(bps));
 		fprintf(o->f, " %12s %14s", pps, bps);
 	}
 	fputc('\n', o->f);

@@ -35,6 +35,14 @@ void output_init_exposition(struct output *o, int openmetrics);
 /* Once, before the first interval (the CSV header). */
 void output_begin(struct output *o);
 void output_interval(struct output *o, const struct interval *iv);
+/*
+ * Key field i of a row's key (hash layout) as the human printer writes
+ * it: a name unless -n, "(absent)", "(truncated)".
+ */
+void output_key_text(const struct output *o, int i, const unsigned char *key, char *buf,
+		     size_t size);
+/* A rate as the human printer writes it: "40 pps", "192.00 kbit/s". */
+void output_rate(double v, const char *unit, char *buf, size_t size);
 /* Is this the JSON printer (errors are then also written as JSON)? */
 int output_is_json(const struct output *o);
 /* Write s as a JSON string literal. */

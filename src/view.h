@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The live view: a full-screen table on a terminal (ncurses), redrawn
+ * every interval from the struct interval the printers get.  A header
+ * with the interval's totals and the interface's own counters, then the
+ * busiest keys with their rates, their share of the total and a sparkline
+ * of their last VIEW_HISTORY intervals; keys that stop counting stay on
+ * the screen until their sparkline is empty.  Keys are written by the
+ * human printer's formatter (output.h).
+ *
+ * Keys: q quits, s sorts by packets or by bytes, p pauses the display
+ * (the intervals still come in), arrows, PgUp, PgDn, Home and End scroll.
+ */
+#ifndef EBPFCOUNT_VIEW_H
+#define EBPFCOUNT_VIEW_H
+
+#include "attach.h"
+#include "output.h"
+#include "report.h"
+
+#define VIEW_HISTORY 10		/* intervals in a sparkline */
+#define VIEW_KEYS 1000		/* keys of an interval followed (or --top N) */
+
+struct view;
+
+/*
+ * Take over the terminal of standard input and output for the rows of o
+ * (its query, layout, -n, --top), counted on ifname with expression expr;
+ * c: the interface's counters now, or NULL.  NULL if the terminal cannot
+ * show it (an unknown TERM, no cursor addressing) or out of memory.
+ */
+struct view *view_open(const struct output *o, const char *ifname, const char *expr,
+		       const struct if_counters *c);
+/* The descriptor whose input view_keys() wants to see (standard input). */
+int view_fd(const struct view *v);
+/* Act on the keys typed and on a resize; 1 when q asks to quit. */
+int view_keys(struct view *v);
+/*
+ * The figures of interval iv (not final) and the interface's counters at
+ * its end (NULL: unknown); redraw unless paused.  0, or -1 out of memory.
+ */
+int view_interval(struct view *v, const struct interval *iv, const struct if_counters *c);
+/*
+ * Give the terminal back and free v (NULL: nothing).  An exit while a view
+ * is open (an error, exit()) gives the terminal back too.
+ */
+void view_close(struct view *v);
+
+#endif
