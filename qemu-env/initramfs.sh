@@ -44,6 +44,17 @@ done
 # util-linux's setpriv as /usr/bin/setpriv (busybox's, first in PATH, has
 # no --reuid or --bounding-set): the least-privilege tests use it.
 add_bin /usr/bin/setpriv /usr/bin/setpriv
+# util-linux's script runs ebpfcount's live view under a pseudo-terminal
+# (tests/guest/view.sh); ncurses wants the terminfo entry of its TERM, and
+# the C.UTF-8 locale gives the view its UTF-8 sparklines.
+add_bin /usr/bin/script /usr/bin/script
+for t in x/xterm v/vt100; do
+	for d in /lib/terminfo /usr/share/terminfo; do
+		[ -f "$d/$t" ] && install -D -m 644 "$d/$t" "$stage/usr/share/terminfo/$t" && break
+	done
+done
+[ -d /usr/lib/locale/C.utf8 ] && mkdir -p "$stage/usr/lib/locale" &&
+	cp -a /usr/lib/locale/C.utf8 "$stage/usr/lib/locale/"
 for b in bpftool; do
 	p=$(command -v $b || true)
 	[ -z "$p" ] && p=/usr/sbin/$b

@@ -51,7 +51,7 @@ bad=(
 	"--textfile=|--textfile wants a file name"
 	"--engine gpu|--engine is user or kernel, not 'gpu'"
 )
-plan $((${#bad[@]} + 12))
+plan $((${#bad[@]} + 13))
 
 for b in "${bad[@]}"; do
 	opt=${b%%|*} want=${b#*|}
@@ -90,6 +90,16 @@ done
 # overflow and total lines.
 "$E" -F csv -r "$tmp/big.pcap" 'count by udp.srcport' | wc -l >"$tmp/n"
 is "$(cat "$tmp/n")" "10013" "the same run whole: 10013 lines (so head cut it)"
+
+# -r with standard input and output on a terminal (util-linux script):
+# lines, never the live view, which is for an interface (a file is read
+# at full speed).
+TERM=xterm script -qec "'$E' -r '$tmp/small.pcap' 'count by udp.srcport'" "$tmp/typescript" \
+	</dev/null >/dev/null 2>&1
+rc=$?
+is "$rc:$(grep -c $'\e\\[?1049h' "$tmp/typescript"):$(tr -d '\r' <"$tmp/typescript" |
+	grep -c '^total since start: 3 packets, 180 bytes$')" "0:0:1" \
+	"-r on a terminal: lines, not the live view"
 
 # -r from a pipe that stays idle: the first SIGTERM cannot end the wait
 # for data; a second one ends it at once.
