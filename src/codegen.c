@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <linux/in6.h>
 
 #include "cbpf.h"
@@ -840,13 +841,20 @@ static int window_len(const struct query *q, int filtered)
 
 int codegen(const struct query *q, const struct layout *lay,
 	    const struct sock_filter *filter, unsigned int n, enum frame_mode mode,
-	    struct emit *e, char *err, size_t errlen)
+	    unsigned int loopback, struct emit *e, char *err, size_t errlen)
 {
 	struct gen g = { .e = e, .q = q, .lay = lay, .mode = mode, .out = NO_JUMP };
 
 	g.key = KEY_END - round8(lay->row_size);
 	g.win_len = window_len(q, filter != NULL);
 	emit(e, BPF_MOV64_REG(R_CTX, BPF_REG_1));
+	if (loopback) {
+		emit_note(e, "a loopback packet's outgoing copy: not counted");
+		emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_0, R_CTX, SKB_FIELD(pkt_type)));
+		emit(e, BPF_JMP_IMM(BPF_JNE, BPF_REG_0, PACKET_OUTGOING, 2));
+		emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_0, R_CTX, SKB_FIELD(ifindex)));
+		emit_jmp(&g, BPF_JEQ, BPF_REG_0, (int)loopback, &g.out);
+	}
 	if (g.mode == FRAME_WINDOW && g.win_len) {
 		emit_note(e, "copy the frame's first bytes to the stack");
 		frame_length(e, R_L4);

@@ -19,11 +19,13 @@
 /*
  * Emit the program for q into e.  filter (n instructions, may be NULL) is
  * the classic BPF of the where clause; mode says how the frame is read
- * (see frame.h).  Returns 0, or -1 with err filled.
+ * (see frame.h); loopback: the index of a loopback whose packets the
+ * socket sees leave and arrive, whose outgoing copies are then not
+ * counted (libpcap drops them), else 0.  Returns 0, or -1 with err filled.
  */
 int codegen(const struct query *q, const struct layout *lay,
 	    const struct sock_filter *filter, unsigned int n, enum frame_mode mode,
-	    struct emit *e, char *err, size_t errlen);
+	    unsigned int loopback, struct emit *e, char *err, size_t errlen);
 
 /*
  * How the program for q reads the frame when allowed says what the

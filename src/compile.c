@@ -55,31 +55,8 @@ static int check_keys(const struct query *q, const struct source *src, struct bu
 }
 
 /*
- * The pcap filter for q's packets of src: the where clause; where lo's
- * packets come, also "not (outbound and ifindex LO)", as libpcap drops
- * the outgoing copy of each (tcpdump -i lo shows it once).  NULL if none;
- * *own: free it.
- */
-static const char *source_filter(const struct query *q, const struct source *src, char **own)
-{
-	int n;
-
-	*own = NULL;
-	if (!src->loopback)
-		return q->filter;
-	if (q->filter)
-		n = asprintf(own, "not (outbound and ifindex %u) and (%s)", src->loopback,
-			     q->filter);
-	else
-		n = asprintf(own, "not (outbound and ifindex %u)", src->loopback);
-	if (n < 0)
-		return *own = NULL, NULL;
-	return *own;
-}
-
-/*
  * A cooked frame's header has no Ethernet addresses (frame.h): a filter
- * that reads them (ether host, ether[0:4]) is refused.
+ * that reads them (ether host, ether[0:4], ether[ip[0] & 0xf]) is refused.
  */
 static int check_cooked(const struct bpf_program *f, char *msg, size_t size)
 {
@@ -87,12 +64,13 @@ static int check_cooked(const struct bpf_program *f, char *msg, size_t size)
 	unsigned int i, n;
 
 	for (i = 0; i < f->bf_len; i++) {
-		if (s[i].code != (BPF_LD | BPF_W | BPF_ABS) &&
-		    s[i].code != (BPF_LD | BPF_H | BPF_ABS) &&
-		    s[i].code != (BPF_LD | BPF_B | BPF_ABS))
+		int ind = BPF_MODE(s[i].code) == BPF_IND;
+
+		if (BPF_CLASS(s[i].code) != BPF_LD || (BPF_MODE(s[i].code) != BPF_ABS && !ind))
 			continue;
 		n = BPF_SIZE(s[i].code) == BPF_W ? 4 : BPF_SIZE(s[i].code) == BPF_H ? 2 : 1;
-		if (s[i].k < 12 || (s[i].k < ETH_HLEN && s[i].k + n > ETH_HLEN)) {
+		/* an indirect load at less than 14 may read the header anywhere */
+		if (s[i].k < 12 || (s[i].k < ETH_HLEN && (ind || s[i].k + n > ETH_HLEN))) {
 			snprintf(msg, size, "-i any has no Ethernet addresses, which the "
 				 "filter reads");
 			return -1;
@@ -106,7 +84,7 @@ int program_build(struct program *p, const char *expr, const struct build_opts *
 {
 	struct bpf_program f = { 0 };
 	struct parse_error perr;
-	char msg[sizeof(err->msg)], *own;
+	char msg[sizeof(err->msg)];
 	const char *filter;
 	int ret;
 
@@ -115,9 +93,7 @@ int program_build(struct program *p, const char *expr, const struct build_opts *
 		return fail(err, perr.pos, perr.msg);
 	if (check_keys(&p->q, &o->src, err))
 		return -1;
-	filter = source_filter(&p->q, &o->src, &own);
-	if (o->src.loopback && !filter)
-		return fail(err, -1, "out of memory");
+	filter = p->q.filter;
 	/* -i any: on lo's handle, Ethernet on Linux, as a cooked frame reads */
 	ret = filter && filter_compile(filter, o->src.cooked ? "lo" : o->src.ifname, &f, msg,
 				       sizeof(msg));
@@ -125,7 +101,6 @@ int program_build(struct program *p, const char *expr, const struct build_opts *
 		filter_free(&f);
 		ret = -1;
 	}
-	free(own);
 	if (ret)
 		return fail(err, p->q.filter ? p->q.filter_pos : -1, msg);
 	layout_query(&p->q, o->max_keys, &p->lay);
@@ -133,7 +108,7 @@ int program_build(struct program *p, const char *expr, const struct build_opts *
 	p->allowed = o->allowed;
 	p->mode = codegen_frame_mode(&p->q, filter != NULL, o->allowed);
 	ret = codegen(&p->q, &p->lay, filter ? filter_insns(&f) : NULL, f.bf_len, p->mode,
-		      &p->e, msg, sizeof(msg));
+		      o->src.loopback, &p->e, msg, sizeof(msg));
 	if (filter)
 		filter_free(&f);
 	if (ret) {	/* only a pcap filter can make codegen fail */

@@ -66,6 +66,8 @@ static struct output out = { .f = NULL };
 static volatile sig_atomic_t stop;
 /* The live view on a terminal, instead of out's lines; or NULL. */
 static struct view *view;
+/* The view is on the terminal: a second signal would leave it there. */
+static volatile sig_atomic_t viewing;
 
 /* The counts for monitoring (--listen, --textfile), else NULL. */
 static struct metrics *metrics;
@@ -79,6 +81,7 @@ static const char *health_ifname;	/* by the name it was given */
  * then, for a bad expression, the expression with a caret under pos. */
 static _Noreturn void fail(const char *msg, const char *expr, int pos)
 {
+	viewing = 0;
 	view_close(view);	/* the message goes below the screen it was on */
 	view = NULL;
 	fprintf(stderr, "ebpfcount: %s\n", msg);
@@ -145,10 +148,11 @@ static void usage(FILE *f)
 /* The signals that end the counting with the totals. */
 static sigset_t stop_signals;
 
-/* The first signal asks for the totals; a second one ends us at once. */
+/* The first signal asks for the totals; a second one ends us at once,
+ * unless the view has the terminal (then the first is ending us soon). */
 static void on_signal(int sig)
 {
-	if (stop) {
+	if (stop && !viewing) {
 		signal(sig, SIG_DFL);
 		raise(sig);
 	}
@@ -477,6 +481,7 @@ static void final(struct report *r, double t, double secs, const char *why)
 	struct interval iv;
 	char err[640];
 
+	viewing = 0;
 	view_close(view);	/* the totals go below it, as after the lines */
 	view = NULL;
 	if (report_final(r, &iv))
@@ -768,15 +773,18 @@ int main(int argc, char **argv)
 	health_prog = prog;
 	health_ifindex = attach_ifindex(sock);
 	health_ifname = o.ifname;
-	/* before the privileges go: a port below 1024 wants one */
-	if (o.listen && !(server = serve_start(o.listen_host, o.listen_port, metrics, err,
-					       sizeof(err))))
+	/* The port before the privileges go (one below 1024 wants one); the
+	 * server's thread after, as the privileges are per thread. */
+	if (o.listen && !(server = serve_listen(o.listen_host, o.listen_port, err, sizeof(err))))
 		die("%s", err);
 	drop_privileges(&o, &m);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* A person at a terminal gets the live view, unless -c or -F asks for lines. */
 	if (!o.count && !o.format_given && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
 		view = view_open(&out, o.ifname, o.expr, if_counters(&(struct if_counters){ 0 }));
+	viewing = view != NULL;
+	if (server && serve_start(server, metrics, err, sizeof(err)))
+		die("%s", err);
 	run(&o, &m, &p.lay, attach_ifindex(sock));
 	close(sock);
 	close(prog);

@@ -133,8 +133,8 @@ static int write_textfile(const char *path, const char *text, size_t len, char *
 			  size_t errlen)
 {
 	char tmp[4096];
+	int fd, ok, saved;
 	FILE *f;
-	int fd;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
 		snprintf(err, errlen, "--textfile %s: name too long", path);
@@ -147,8 +147,12 @@ static int write_textfile(const char *path, const char *text, size_t len, char *
 			close(fd), unlink(tmp);
 		return -1;
 	}
-	if (fwrite(text, 1, len, f) != len || fflush(f) || fclose(f)) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	ok = fwrite(text, 1, len, f) == len && !fflush(f);
+	saved = errno;
+	if (fclose(f) && ok)
+		ok = 0, saved = errno;
+	if (!ok) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
 		unlink(tmp);
 		return -1;
 	}

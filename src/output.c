@@ -306,8 +306,9 @@ static void csv_interval(struct output *o, const struct interval *iv)
  * Prometheus: the totals since start (a final interval) as two counter
  * families, one series per key, labelled by the key fields (dots become
  * underscores, values as JSON and CSV write them); a key field that is
- * missing has no label and the series a missing label; the overflow is a
- * series of its own, so that the series add up to the total.
+ * missing is "(absent)" or "(truncated)" and the series has a missing
+ * label; the overflow is a series of its own, so that the series add up
+ * to the total.
  */
 
 void output_label_value(FILE *f, const char *s)
@@ -339,9 +340,10 @@ static void expo_labels(struct output *o, const unsigned char *key)
 	int i;
 
 	for (i = 0; key && i < o->q->nkeys; i++) {
-		if (key[i] != KEY_PRESENT)
-			continue;
-		key_text(o, i, key, STYLE_CSV, buf, sizeof(buf));
+		/* a missing field says how, as the human view does: two keys
+		 * missing in different fields stay two series */
+		key_text(o, i, key, key[i] == KEY_PRESENT ? STYLE_CSV : STYLE_HUMAN, buf,
+			 sizeof(buf));
 		fputs(sep, o->f);
 		label_name(o->f, o->q->keys[i].field->name);
 		fputc('=', o->f);

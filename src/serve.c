@@ -54,8 +54,11 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, cons
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
 	enum MHD_Result ret;
 
-	if (!r)
+	if (!r) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
 		return MHD_NO;
+	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
@@ -69,6 +72,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	static char index[] = "ebpfcount: the counts are at /metrics\n";
 	static char not_found[] = "not found: the counts are at /metrics\n";
 	static char bad_method[] = "only GET and HEAD\n";
+	static char not_yet[] = "no counts yet\n";
 	const char *accept;
 	char *text;
 	size_t len;
@@ -87,8 +91,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	om = accept && strstr(accept, "application/openmetrics-text");
 	text = metrics_text(cls, om, &len);
-	if (!text)
-		return MHD_NO;		/* no memory: drop the connection */
+	if (!text)	/* none yet, or no memory */
+		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", not_yet,
+			     strlen(not_yet), MHD_RESPMEM_PERSISTENT);
 	return reply(c, MHD_HTTP_OK, content_types[om], text, len, MHD_RESPMEM_MUST_FREE);
 }
 
@@ -134,11 +139,9 @@ static int listen_on(const char *host, const char *port, char *err, size_t errle
 	return fd;
 }
 
-struct serve *serve_start(const char *host, const char *port, struct metrics *m, char *err,
-			  size_t errlen)
+struct serve *serve_listen(const char *host, const char *port, char *err, size_t errlen)
 {
 	struct serve *s = calloc(1, sizeof(*s));
-	sigset_t all, old;
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
@@ -149,6 +152,13 @@ struct serve *serve_start(const char *host, const char *port, struct metrics *m,
 		free(s);
 		return NULL;
 	}
+	return s;
+}
+
+int serve_start(struct serve *s, struct metrics *m, char *err, size_t errlen)
+{
+	sigset_t all, old;
+
 	/* The server's thread takes no signal: they are the main thread's. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -159,18 +169,18 @@ struct serve *serve_start(const char *host, const char *port, struct metrics *m,
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!s->d) {
 		snprintf(err, errlen, "cannot start the HTTP server for --listen");
-		close(s->fd);
-		free(s);
-		return NULL;
+		return -1;
 	}
-	return s;
+	return 0;
 }
 
 void serve_stop(struct serve *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->d);
-	close(s->fd);
+	if (s->d)
+		MHD_stop_daemon(s->d);	/* closes the listening socket */
+	else
+		close(s->fd);
 	free(s);
 }

@@ -19,9 +19,14 @@ struct serve;
  * address) and port; -1 if it is not of that form.
  */
 int serve_parse(const char *spec, char *host, size_t hostlen, char *port, size_t portlen);
-/* Listen on host:port and serve m; NULL with err filled on failure. */
-struct serve *serve_start(const char *host, const char *port, struct metrics *m, char *err,
-			  size_t errlen);
+/* Listen on host:port; NULL with err filled on failure. */
+struct serve *serve_listen(const char *host, const char *port, char *err, size_t errlen);
+/*
+ * Serve m there, from a thread of its own, which starts with this one's
+ * privileges: call it once they are dropped.  0, or -1 with err filled.
+ */
+int serve_start(struct serve *s, struct metrics *m, char *err, size_t errlen);
+/* Stop serving (if started) and close the socket. */
 void serve_stop(struct serve *s);
 
 #endif

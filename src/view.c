@@ -41,6 +41,7 @@ struct frame {
 struct view {
 	const struct output *o;
 	const char *ifname, *expr;
+	int loopback;			/* every packet is received and sent */
 	SCREEN *screen;
 	int utf8;			/* the locale's: UTF-8 sparklines */
 	int by_bytes;			/* s: sort by bytes */
@@ -229,10 +230,11 @@ static void link_line(const struct view *v, int y, const struct if_counters *d,
 
 	n = snprintf(buf, sizeof(buf), "  %s: %llu received, %llu sent", v->ifname,
 		     d->rx_packets, d->tx_packets);
-	/* without a where clause every packet in either direction counts */
+	/* without a where clause every packet in either direction counts,
+	 * once: a loopback's are each received and sent */
 	if (!v->o->q->filter)
 		snprintf(buf + n, sizeof(buf) - n, "; counted %llu of %llu", counted,
-			 d->rx_packets + d->tx_packets);
+			 d->rx_packets + (v->loopback ? 0 : d->tx_packets));
 	put(y, 0, buf);
 }
 
@@ -513,6 +515,7 @@ struct view *view_open(const struct output *o, const char *ifname, const char *e
 	registered = 1;
 	v->o = o;
 	v->ifname = ifname;
+	v->loopback = ifname && attach_loopback(ifname) && strcmp(ifname, "any");
 	v->expr = expr;
 	v->shown = v->cur;
 	v->cur->sorted = -1;

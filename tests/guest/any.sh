@@ -5,7 +5,7 @@
 # gives for tcpdump -i any's capture of the same traffic (LINUX_SLL2).
 . /tests/tap.sh
 . /tests/guest/lib.sh
-plan 9
+plan 10
 
 M=52:54:00:12:34:77
 echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
@@ -51,6 +51,9 @@ is "$err" "ebpfcount: bad expression at column 10: eth.src: -i any has no Ethern
 err=$(ebpfcount -i any "count where ether src $M" 2>&1 | head -n 1)
 is "$err" "ebpfcount: bad expression at column 13: -i any has no Ethernet addresses, which the filter reads" \
 	"a filter on Ethernet addresses is refused"
+err=$(ebpfcount -i any 'count where ether[ip[0] & 0xf] = 0' 2>&1 | head -n 1)
+is "$err" "ebpfcount: bad expression at column 13: -i any has no Ethernet addresses, which the filter reads" \
+	"an indirect read into the Ethernet header is refused"
 # Without CAP_PERFMON the program reads with LD_ABS: the same counts.
 echo 0 >/proc/sys/kernel/unprivileged_bpf_disabled
 n0=$(awk 'NR > 1 && $4 != "0000"' /proc/net/packet | wc -l)

@@ -7,7 +7,7 @@
 # the final totals must be the frames sent.
 . /tests/tap.sh
 . /tests/guest/lib.sh
-plan 6
+plan 7
 
 M=52:54:00:12:34:77
 VA='v"a\b'
@@ -26,6 +26,10 @@ ebpfcount -i "$VA" -F json --listen 9108 --textfile /tmp/m.prom \
 pid=$!
 ok "ebpfcount serves /metrics in the guest" retry 60 \
 	sh -c "timeout 10 wget -q -O - http://198.19.0.15:9108/metrics | grep -q '^ebpfcount_keys '"
+# Every thread, the HTTP server's too, has given up its capabilities.
+is "$(ls /proc/$pid/task | wc -l):$(grep -h '^Cap[EPB][fnr][fmd]' /proc/$pid/task/*/status | sort -u | tr -s '\t\n' '  ')" \
+	"2:CapBnd: 0000000000000000 CapEff: 0000000000000000 CapPrm: 0000000000000000 " \
+	"both threads (main, HTTP server) without capabilities"
 dst=$(cat "/sys/class/net/$VA/address")
 craft -q -i vb -c 300 "udp4,smac=$M,dmac=$dst,dport=7000"
 craft -q -i vb -c 200 "udp4,smac=$M,dmac=$dst,dport=7001"

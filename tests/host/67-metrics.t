@@ -13,8 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 "$top/qemu-env/deps.sh" prometheus >/dev/null || echo "Bail out! promtool missing"
 
 # A pcap file: n UDP frames from 198.18.0.2 sport 1..n to port 2000,
-# then one TCP SYN from 198.18.1.9 and one IPv4 frame cut after its
-# source address; 3 ms apart.
+# then one TCP SYN from 198.18.1.9, one IPv4 frame cut after its source
+# address and one TCP frame cut after its first 2 bytes; 3 ms apart.
 python3 - "$tmp/t.pcap" 300 <<'PY'
 import struct, sys
 path, n = sys.argv[1], int(sys.argv[2])
@@ -27,6 +27,7 @@ for i in range(n):
     frames.append(ip(17, [198, 18, 0, 2], struct.pack("!HHHH", i + 1, 2000, 26, 0) + bytes(18)))
 frames.append(ip(6, [198, 18, 1, 9], struct.pack("!HHIIBBHHH", 4000, 443, 1, 0, 0x50, 2, 1024, 0, 0)))
 frames.append(ip(17, [198, 18, 0, 3], b"")[:16])
+frames.append(ip(6, [198, 18, 2, 2], struct.pack("!HHIIBBHHH", 4000, 80, 1, 0, 0x50, 2, 1024, 0, 0))[:22])
 for i, p in enumerate(frames):
     fr = bytes.fromhex("525400123401525400123402") + b"\x08\x00" + p
     us = 3000 * i
@@ -37,7 +38,7 @@ PY
 # sum NAME FILE: the sum of a metric's samples
 sum() { awk -v m="$1" '$1 ~ "^" m "({|$)" { s += $NF } END { print s + 0 }' "$2"; }
 
-plan 17
+plan 19
 
 expr='count by ip.src/24, udp.srcport'
 "$E" -r "$tmp/t.pcap" -F json --textfile "$tmp/m.prom" "$expr" >"$tmp/out.json"
@@ -47,14 +48,14 @@ is "$?:$out" "0:" "promtool check metrics accepts the file"
 total=$(grep '"final": true' "$tmp/out.json" | sed 's/.*"total": {"packets": \([0-9]*\), "bytes": \([0-9]*\)}}/\1 \2/')
 is "$(sum ebpfcount_packets_total "$tmp/m.prom") $(sum ebpfcount_bytes_total "$tmp/m.prom")" \
 	"$total" "the series add up to the final totals ebpfcount printed"
-is "$total" "302 18084" "which are the packets and bytes of the file"
+is "$total" "303 18120" "which are the packets and bytes of the file"
 is "$(grep -c '^ebpfcount_packets_total{ip_src="198.18.0.0/24",udp_srcport="[0-9]*"} 1$' "$tmp/m.prom")" \
 	300 "one series per key, labelled by its fields"
-is "$(grep -c '^ebpfcount_packets_total{ip_src="198.18.1.0/24",missing="absent"} 1$' "$tmp/m.prom")" \
-	1 "a missing field: no label, missing=\"absent\""
-is "$(grep -c '^ebpfcount_packets_total{ip_src="198.18.0.0/24",missing="truncated"} 1$' "$tmp/m.prom")" \
-	1 "a truncated field: no label, missing=\"truncated\""
-is "$(grep '^ebpfcount_keys ' "$tmp/m.prom")" "ebpfcount_keys 302" "ebpfcount_keys"
+is "$(grep -c '^ebpfcount_packets_total{ip_src="198.18.1.0/24",udp_srcport="(absent)",missing="absent"} 1$' "$tmp/m.prom")" \
+	1 "an absent field: \"(absent)\", and missing=\"absent\""
+is "$(grep -c '^ebpfcount_packets_total{ip_src="198.18.0.0/24",udp_srcport="(truncated)",missing="truncated"} 1$' "$tmp/m.prom")" \
+	1 "a truncated field: \"(truncated)\", and missing=\"truncated\""
+is "$(grep '^ebpfcount_keys ' "$tmp/m.prom")" "ebpfcount_keys 303" "ebpfcount_keys"
 is "$(ls -A "$tmp" | tr '\n' ' ')" "m.prom out.json t.pcap " "no temporary file left beside it"
 is "$(stat -c %a "$tmp/m.prom")" 644 "the file is readable by the collector (0644)"
 
@@ -63,7 +64,14 @@ is "$(stat -c %a "$tmp/m.prom")" 644 "the file is readable by the collector (064
 is "$?:$(wc -c <"$tmp/none.out")" "0:0" "-F none prints nothing"
 ovf=$(sed -n 's/^ebpfcount_packets_total{overflow="true"} //p' "$tmp/b.prom")
 cmp_ok "${ovf:-0}" -gt 0 "--max-keys 10: an overflow series"
-is "$(sum ebpfcount_packets_total "$tmp/b.prom")" 302 "--max-keys 10: the series still add up to the total"
+is "$(sum ebpfcount_packets_total "$tmp/b.prom")" 303 "--max-keys 10: the series still add up to the total"
+
+# Keys missing in different fields (TCP truncated and UDP absent, and the
+# other way round) are different series.
+"$E" -r "$tmp/t.pcap" -F none --textfile "$tmp/d.prom" 'count by tcp.dstport, udp.dstport'
+is "$(grep -v '^#' "$tmp/d.prom" | sed 's/ [0-9.]*$//' | sort | uniq -d)" "" "no series twice"
+is "$(grep -c 'missing="truncated"' "$tmp/d.prom")" 4 \
+	"two truncated keys, two series each (packets, bytes)"
 
 # Label values: an expression with backslashes and quotes.
 "$E" -r "$tmp/t.pcap" -F none --textfile "$tmp/e.prom" 'count by ip.proto where ip proto \udp or ip proto \tcp'

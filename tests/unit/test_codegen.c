@@ -315,7 +315,7 @@ static const char *check_where(const char *expr, const struct prog *with)
 	if (with->q.filter) {
 		emit_free(&bare.e);
 		emit_init(&bare.e);
-		if (codegen(&bare.q, &bare.lay, &accept_all, 1, frame_mode, &bare.e, err,
+		if (codegen(&bare.q, &bare.lay, &accept_all, 1, frame_mode, 0, &bare.e, err,
 			    sizeof(err))) {
 			snprintf(why, sizeof(why), "with an empty filter: %s", err);
 			emit_free(&bare.e);
@@ -453,7 +453,7 @@ static void check_too_large(void)
 	parse_query("count by ip.proto", &p.q, &perr);
 	layout_query(&p.q, 0, &p.lay);
 	emit_init(&p.e);
-	ret = codegen(&p.q, &p.lay, f, BPF_MAXINSNS, FRAME_WINDOW, &p.e, err, sizeof(err));
+	ret = codegen(&p.q, &p.lay, f, BPF_MAXINSNS, FRAME_WINDOW, 0, &p.e, err, sizeof(err));
 	if (!unit_ok(ret == -1 && p.e.err == -E2BIG && strstr(err, "program too large"),
 		     "a where clause of 4095 loads: 'program too large'"))
 		printf("#   ret %d, len %d, err %d '%s'\n", ret, p.e.len, p.e.err, ret ? err : "");

@@ -181,14 +181,18 @@ static const struct ocase cases[] = {
 	  "# HELP ebpfcount_packets_total Packets counted per key since ebpfcount started.\n"
 	  "# TYPE ebpfcount_packets_total counter\n"
 	  "ebpfcount_packets_total{ip_src=\"198.18.0.0/24\",tcp_dstport=\"443\"} 10\n"
-	  "ebpfcount_packets_total{ip_src=\"10.0.0.0/24\",missing=\"absent\"} 5\n"
-	  "ebpfcount_packets_total{missing=\"truncated\"} 2\n"
+	  "ebpfcount_packets_total{ip_src=\"10.0.0.0/24\",tcp_dstport=\"(absent)\","
+	  "missing=\"absent\"} 5\n"
+	  "ebpfcount_packets_total{ip_src=\"(truncated)\",tcp_dstport=\"(truncated)\","
+	  "missing=\"truncated\"} 2\n"
 	  "ebpfcount_packets_total{overflow=\"true\"} 1\n"
 	  "# HELP ebpfcount_bytes_total Bytes counted per key since ebpfcount started.\n"
 	  "# TYPE ebpfcount_bytes_total counter\n"
 	  "ebpfcount_bytes_total{ip_src=\"198.18.0.0/24\",tcp_dstport=\"443\"} 1000\n"
-	  "ebpfcount_bytes_total{ip_src=\"10.0.0.0/24\",missing=\"absent\"} 500\n"
-	  "ebpfcount_bytes_total{missing=\"truncated\"} 40\n"
+	  "ebpfcount_bytes_total{ip_src=\"10.0.0.0/24\",tcp_dstport=\"(absent)\","
+	  "missing=\"absent\"} 500\n"
+	  "ebpfcount_bytes_total{ip_src=\"(truncated)\",tcp_dstport=\"(truncated)\","
+	  "missing=\"truncated\"} 40\n"
 	  "ebpfcount_bytes_total{overflow=\"true\"} 60\n" },
 	{ "openmetrics: no keys; families without _total", "count", "openmetrics", 0, 0, 1,
 	  { ROW0(1234, 567890) }, { 0, 0 },
