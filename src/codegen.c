@@ -13,6 +13,12 @@
  *   in the overflow map
  *   out: return 0
  *
+ * A program of several expressions analyses the headers once, for all of
+ * their keys, before the first where clause, and keeps what it found below
+ * the window (r8 and r9 too); then each expression in turn runs its where
+ * clause, its keys and its count, a rejected packet going on to the next
+ * expression.
+ *
  * Every read of the frame is preceded by a check of the frame length
  * against its end, and a field past the end is counted as truncated.  The
  * reads themselves go to the copy on the stack, or are LD_ABS/LD_IND (and
@@ -33,30 +39,35 @@
 #include "frame.h"
 
 /*
- * The stack frame, offsets from r10; [CBPF_MEM_OFF, 0) is the filter's,
- * then SLOT_ETYPE's.  What the layers' analysis found, as the keys'
- * guards want it: SLOT_ETYPE holds the EtherType after the VLAN tags, or
- * ETYPE_TRUNCATED;
- * SLOT_IP4 and SLOT_IP6 hold the bytes of the frame from the network
- * header on if it is IPv4 (IPv6), else NOT_THERE; SLOT_PROTO holds the
- * transport protocol, NOT_THERE, or TRUNCATED when the network header is
- * too short to tell; SLOT_L4 the bytes from the transport header on.  A
- * field is present when the bytes reach its end, truncated when not.
+ * The stack frame, offsets from r10.  [CBPF_MEM8_OFF, 0) is the where
+ * clause's memory, then an expression's: SLOT_IDX, SLOT_VAL and the key,
+ * down to the window (frame.h).  Below the window, what the analysis of
+ * the headers found, as the keys' guards want it, kept across the where
+ * clauses of several expressions: SLOT_ETYPE holds the EtherType after
+ * the VLAN tags, or ETYPE_TRUNCATED; SLOT_IP4 and SLOT_IP6 hold the bytes
+ * of the frame from the network header on if it is IPv4 (IPv6), else
+ * NOT_THERE; SLOT_PROTO holds the transport protocol, NOT_THERE, or
+ * TRUNCATED when the network header is too short to tell; SLOT_L4 the
+ * bytes from the transport header on.  A field is present when the bytes
+ * reach its end, truncated when not.
  */
 enum {
-	/* after the where clause, in its memory */
-	SLOT_ETYPE = -8,
-	SLOT_L3_OFF = -16,	/* IPv6 walk: the network header's frame offset */
-	SLOT_EXT_LEN = -24,	/* IPv6 walk: the extension header's length */
-	SLOT_L4_COPY = -40,	/* IPv6 walk: 16 bytes of the transport header */
-	SLOT_IP4 = -72,
-	SLOT_IP6 = -80,
 	SLOT_IDX = -88,		/* array index, overflow key */
-	SLOT_PROTO = -96,
-	SLOT_L4 = -104,
 	SLOT_VAL = -120,	/* struct counter of a new hash entry */
 	KEY_END = -120,		/* the key ends here */
+	SLOT_ETYPE = -368,
+	SLOT_IP4 = -376,
+	SLOT_IP6 = -384,
+	SLOT_PROTO = -392,
+	SLOT_L4 = -400,
+	SLOT_L3_OFF = -408,	/* IPv6 walk: the network header's frame offset */
+	SLOT_EXT_LEN = -416,	/* IPv6 walk: the extension header's length */
+	SLOT_SAVE_L3 = -424,	/* several expressions: r8 and r9 after the analysis */
+	SLOT_SAVE_L4 = -432,
+	SLOT_L4_COPY = -448,	/* IPv6 walk: 16 bytes of the transport header */
 };
+_Static_assert(SLOT_ETYPE + 8 <= FRAME_WIN_OFF && SLOT_L4_COPY >= -512,
+	       "the analysis of the headers lies between the window and the frame's end");
 enum { NOT_THERE = -1, TRUNCATED = 0x100, ETYPE_TRUNCATED = 0x10000 };
 
 /* The longest key stays clear of the window below it. */
@@ -76,14 +87,26 @@ _Static_assert(KEY_END - ((LAYOUT_MAX_ROW + 7) & ~7) >= FRAME_WIN_OFF + FRAME_WI
 #define CNT_PACKETS ((int)offsetof(struct counter, packets))
 #define CNT_BYTES ((int)offsetof(struct counter, bytes))
 
+/* What the analysis of the headers finds, for the keys of every expression. */
+struct needs {
+	int l3;			/* the tags walked: network keys or the EtherType */
+	int etype;		/* the EtherType after the tags */
+	int ip4, ip6;		/* the network layer of that family */
+	int l4;			/* the transport layer */
+};
+
 struct gen {
 	struct emit *e;
-	const struct query *q;
-	const struct layout *lay;
+	struct needs need;
 	enum frame_mode mode;
 	int win_len;		/* bytes of the frame copied to the window */
-	int key;		/* offset of the key buffer from r10 */
 	int out;		/* jumps to "return 0" */
+	/* the expression being generated */
+	const struct query *q;
+	const struct layout *lay;
+	int slot;		/* its first map slot (layout.h) */
+	int key;		/* offset of its key buffer from r10 */
+	int next;		/* jumps past it: rejected, or counted */
 };
 
 static int round8(int n)
@@ -117,7 +140,7 @@ static void and_byte(struct gen *g, int off, int mask)
 #define MAX_EXT 8
 #define L4_COPY 16
 
-_Static_assert(SLOT_L4_COPY >= CBPF_MEM_OFF && SLOT_L4_COPY % 4 == 0 &&
+_Static_assert(SLOT_L4_COPY % 8 == 0 &&
 	       (FRAME_WIN_OFF + ETH_HLEN) % 4 == 0,
 	       "the transport header's copy must be aligned as the window's network header");
 /* The largest offsets registers hold: the tags, 60 bytes of IPv4. */
@@ -168,20 +191,14 @@ static int needs_q(const struct query *q, enum layer min)
 	return 0;
 }
 
-static int needs(const struct gen *g, enum layer min)
-{
-	return needs_q(g->q, min);
-}
-
-/* Does a key need the network layer of family (LAYER_IP4, LAYER_IP6)?
+/* Does a key of q need the network layer of family (LAYER_IP4, LAYER_IP6)?
  * Transport keys need both. */
-static int needs_family(const struct gen *g, enum layer family)
+static int needs_family(const struct query *q, enum layer family)
 {
 	int i;
 
-	for (i = 0; i < g->q->nkeys; i++)
-		if (g->q->keys[i].field->layer == family ||
-		    g->q->keys[i].field->layer >= LAYER_TCP)
+	for (i = 0; i < q->nkeys; i++)
+		if (q->keys[i].field->layer == family || q->keys[i].field->layer >= LAYER_TCP)
 			return 1;
 	return 0;
 }
@@ -196,7 +213,7 @@ static void bytes_from(struct gen *g, int base)
 /* Does the program walk IPv6 extension headers (for transport keys)? */
 static int walks_ext(const struct gen *g)
 {
-	return needs(g, LAYER_TCP) && needs_family(g, LAYER_IP6);
+	return g->need.l4 && g->need.ip6;
 }
 
 /* Does a key read the EtherType after the tags? */
@@ -216,6 +233,16 @@ static int needs_l3(const struct query *q)
 	return needs_q(q, LAYER_IP4) || needs_etype(q);
 }
 
+/* Add what q's keys need of the analysis to n. */
+static void add_needs(struct needs *n, const struct query *q)
+{
+	n->l3 |= needs_l3(q);
+	n->etype |= needs_etype(q);
+	n->ip4 |= needs_family(q, LAYER_IP4);
+	n->ip6 |= needs_family(q, LAYER_IP6);
+	n->l4 |= needs_q(q, LAYER_TCP);
+}
+
 /*
  * Network layer: r8 = its offset past up to MAX_TAGS inline 802.1Q/802.1ad
  * tags, SLOT_ETYPE, SLOT_IP4 and SLOT_IP6 (those the keys need); IPv4
@@ -223,8 +250,7 @@ static int needs_l3(const struct query *q)
  */
 static void gen_l3(struct gen *g)
 {
-	int v4 = needs_family(g, LAYER_IP4), v6 = needs_family(g, LAYER_IP6);
-	int etype = needs_etype(g->q);
+	int v4 = g->need.ip4, v6 = g->need.ip6, etype = g->need.etype;
 	int trunc = NO_JUMP, done = NO_JUMP, ip4 = NO_JUMP, ip6 = NO_JUMP, tagged;
 	int i;
 
@@ -672,7 +698,7 @@ static void counts_map(struct gen *g)
 	if (g->lay->tables)
 		emit(g->e, BPF_MOV64_REG(BPF_REG_1, R_TABLE));
 	else
-		emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, MAP_COUNTS);
+		emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, g->slot + MAP_COUNTS);
 }
 
 /* SLOT_IDX = 0, all 8 bytes with LD_ABS: a status stored there spilled it */
@@ -712,12 +738,12 @@ static void insert(struct gen *g, int *ovf)
 	emit(g->e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, SLOT_VAL));
 	emit(g->e, BPF_MOV64_IMM(BPF_REG_4, BPF_NOEXIST));
 	emit(g->e, BPF_EMIT_CALL(BPF_FUNC_map_update_elem));
-	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &g->out);
+	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &g->next);
 	counts_map(g);
 	lookup(g, g->key);
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, ovf);
 	add_counter(g);
-	emit_goto(g, &g->out);
+	emit_goto(g, &g->next);
 }
 
 static void gen_count(struct gen *g)
@@ -732,7 +758,7 @@ static void gen_count(struct gen *g)
 	if (g->lay->tables) {
 		emit_note(g->e, "r9 = the live table");
 		zero_idx(g);
-		emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, MAP_COUNTS);
+		emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, g->slot + MAP_COUNTS);
 		lookup(g, SLOT_IDX);
 		emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &ovf);
 		emit(g->e, BPF_MOV64_REG(R_TABLE, BPF_REG_0));
@@ -741,20 +767,21 @@ static void gen_count(struct gen *g)
 	lookup(g, g->lay->array ? SLOT_IDX : g->key);
 	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &miss);
 	add_counter(g);
-	emit_goto(g, &g->out);
+	emit_goto(g, &g->next);
 	emit_patch_here(g->e, miss);
 	if (!g->lay->array)
 		insert(g, &ovf);
 	emit_patch_here(g->e, ovf);
 	emit_note(g->e, "overflow: the key did not fit in the map");
 	zero_idx(g);
-	emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, MAP_OVERFLOW);
+	emit_ld_imm64(g->e, BPF_REG_1, BPF_PSEUDO_MAP_FD, g->slot + MAP_OVERFLOW);
 	lookup(g, SLOT_IDX);
-	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &g->out);
+	emit_jmp(g, BPF_JEQ, BPF_REG_0, 0, &g->next);
 	add_counter(g);
 }
 
-static void gen_keys(struct gen *g)
+/* r7 = the frame length; zero the expression's key. */
+static void gen_key_init(struct gen *g)
 {
 	int i;
 
@@ -765,14 +792,25 @@ static void gen_keys(struct gen *g)
 			emit(g->e, BPF_ST_MEM(BPF_DW, FP, g->key + i, 0));
 	else if (!g->q->nkeys || g->mode == FRAME_LD_ABS)
 		zero_idx(g);	/* LD_ABS: the filter's M[] may have spilled there */
-	if (needs_l3(g->q))
+}
+
+/* The analysis of the headers the keys need (r7 the frame length). */
+static void gen_headers(struct gen *g)
+{
+	if (g->need.l3)
 		emit(g->e, BPF_MOV64_IMM(R_L3, ETH_HLEN));
-	if (needs(g, LAYER_TCP))
+	if (g->need.l4)
 		emit(g->e, BPF_MOV64_IMM(R_L4, 0));
-	if (needs_l3(g->q))
+	if (g->need.l3)
 		gen_l3(g);
-	if (needs(g, LAYER_TCP))
+	if (g->need.l4)
 		gen_l4(g);
+}
+
+static void gen_keys(struct gen *g)
+{
+	int i;
+
 	/*
 	 * Without CAP_PERFMON (LD_ABS), the verifier refuses a store of less
 	 * than 8 bytes into a stack slot holding a spilled register, and a
@@ -796,14 +834,21 @@ static int reads_frame(const struct field *f)
 	return f->layer != LAYER_META;
 }
 
-/* Reads of the frame on the usual path: EtherType, IPv4 header, keys. */
-static int frame_reads(const struct query *q)
+/*
+ * Reads of the frame on the usual path: EtherType and IPv4 header once,
+ * then the keys.
+ */
+static int frame_reads(const struct codegen_expr *x, int nx)
 {
-	int i, n = 0;
+	struct needs need = { 0 };
+	int i, j, n = 0;
 
-	for (i = 0; i < q->nkeys; i++)
-		n += reads_frame(q->keys[i].field);
-	return n + 1 * needs_l3(q) + 3 * needs_q(q, LAYER_TCP);
+	for (j = 0; j < nx; j++) {
+		add_needs(&need, x[j].q);
+		for (i = 0; i < x[j].q->nkeys; i++)
+			n += reads_frame(x[j].q->keys[i].field);
+	}
+	return n + 1 * need.l3 + 3 * need.l4;
 }
 
 /* The bytes at the start of a frame that the keys' code can read. */
@@ -823,30 +868,67 @@ static int key_extent(const struct query *q)
 	return end < FRAME_WIN_LEN ? end : FRAME_WIN_LEN;
 }
 
-enum frame_mode codegen_frame_mode(const struct query *q, int filtered, enum frame_mode allowed)
+static int filtered(const struct codegen_expr *x, int nx)
 {
-	if (allowed == FRAME_WINDOW && !filtered && frame_reads(q) < 3)
+	int i;
+
+	for (i = 0; i < nx; i++)
+		if (x[i].filter)
+			return 1;
+	return 0;
+}
+
+enum frame_mode codegen_frame_mode(const struct codegen_expr *x, int nx, enum frame_mode allowed)
+{
+	if (allowed == FRAME_WINDOW && !filtered(x, nx) && frame_reads(x, nx) < 3)
 		return FRAME_LD_ABS;
 	return allowed;
 }
 
 /*
- * How much of the frame goes to the window: all that the where clause may
+ * How much of the frame goes to the window: all that a where clause may
  * read, else what the keys can.
  */
-static int window_len(const struct query *q, int filtered)
+static int window_len(const struct codegen_expr *x, int nx)
 {
-	return filtered ? FRAME_WIN_LEN : key_extent(q);
+	int i, len = 0;
+
+	if (filtered(x, nx))
+		return FRAME_WIN_LEN;
+	for (i = 0; i < nx; i++)
+		if (key_extent(x[i].q) > len)
+			len = key_extent(x[i].q);
+	return len;
 }
 
-int codegen(const struct query *q, const struct layout *lay,
-	    const struct sock_filter *filter, unsigned int n, enum frame_mode mode,
-	    unsigned int loopback, struct emit *e, char *err, size_t errlen)
+/* The expression generated next: expression i of x. */
+static void gen_expr(struct gen *g, const struct codegen_expr *x, int i)
 {
-	struct gen g = { .e = e, .q = q, .lay = lay, .mode = mode, .out = NO_JUMP };
+	g->q = x[i].q;
+	g->lay = x[i].lay;
+	g->slot = MAP_SLOT(i, 0);
+	g->key = KEY_END - round8(x[i].lay->row_size);
+	g->next = NO_JUMP;
+}
 
-	g.key = KEY_END - round8(lay->row_size);
-	g.win_len = window_len(q, filter != NULL);
+/* Its where clause, its rejects to g->next (r9 = the frame length). */
+static int gen_where(struct gen *g, const struct codegen_expr *x, char *err, size_t errlen)
+{
+	if (!x->filter)
+		return 0;
+	emit_note(g->e, "where: the pcap filter, translated");
+	return cbpf_translate(g->e, x->filter, x->n, g->mode, R_L4, &g->next, err, errlen);
+}
+
+int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned int loopback,
+	    struct emit *e, char *err, size_t errlen)
+{
+	struct gen g = { .e = e, .mode = mode, .out = NO_JUMP };
+	int i;
+
+	for (i = 0; i < nx; i++)
+		add_needs(&g.need, x[i].q);
+	g.win_len = window_len(x, nx);
 	emit(e, BPF_MOV64_REG(R_CTX, BPF_REG_1));
 	if (loopback) {
 		emit_note(e, "a loopback packet's outgoing copy: not counted");
@@ -860,13 +942,41 @@ int codegen(const struct query *q, const struct layout *lay,
 		frame_length(e, R_L4);
 		frame_copy(e, R_L4, g.win_len);
 	}
-	if (filter) {
-		emit_note(e, "where: the pcap filter, translated");
-		if (cbpf_translate(e, filter, n, g.mode, R_L4, &g.out, err, errlen))
+	if (nx == 1) {
+		/* the where clause first: what it rejects needs no analysis */
+		gen_expr(&g, x, 0);
+		if (gen_where(&g, x, err, errlen))
 			return -1;
+		gen_key_init(&g);
+		gen_headers(&g);
+		gen_keys(&g);
+		gen_count(&g);
+		emit_concat(e, &g.out, g.next);
+	} else if (g.need.l3) {
+		emit_note(e, "the headers, analysed once for every expression");
+		frame_length(e, R_LEN);
+		gen_headers(&g);
+		emit(e, BPF_STX_MEM(BPF_DW, FP, R_L3, SLOT_SAVE_L3));
+		if (g.need.l4)
+			emit(e, BPF_STX_MEM(BPF_DW, FP, R_L4, SLOT_SAVE_L4));
 	}
-	gen_keys(&g);
-	gen_count(&g);
+	for (i = 0; nx > 1 && i < nx; i++) {
+		gen_expr(&g, x, i);
+		emit_note(e, i ? "the next expression" : "the first expression");
+		if (x[i].filter) {
+			frame_length(e, R_L4);
+			if (gen_where(&g, &x[i], err, errlen))
+				return -1;
+		}
+		gen_key_init(&g);
+		if (needs_l3(x[i].q))
+			emit(e, BPF_LDX_MEM(BPF_DW, R_L3, FP, SLOT_SAVE_L3));
+		if (needs_q(x[i].q, LAYER_TCP))
+			emit(e, BPF_LDX_MEM(BPF_DW, R_L4, FP, SLOT_SAVE_L4));
+		gen_keys(&g);
+		gen_count(&g);
+		emit_patch_here(e, g.next);
+	}
 	emit_patch_here(e, g.out);
 	emit_note(e, "out: no packet is queued to the socket");
 	emit(e, BPF_MOV64_IMM(BPF_REG_0, 0));
@@ -877,4 +987,3 @@ int codegen(const struct query *q, const struct layout *lay,
 		snprintf(err, errlen, "program too large (%d instructions)", e->len);
 	return e->err ? -1 : 0;
 }
-

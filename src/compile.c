@@ -10,7 +10,7 @@
 
 static int fail(struct build_error *err, int pos, const char *msg)
 {
-	err->pos = pos;
+	err->pos = pos;	/* err->expr: the caller's */
 	snprintf(err->msg, sizeof(err->msg), "%s", msg);
 	return -1;
 }
@@ -79,41 +79,97 @@ static int check_cooked(const struct bpf_program *f, char *msg, size_t size)
 	return 0;
 }
 
-int program_build(struct program *p, const char *expr, const struct build_opts *o,
-		  struct build_error *err)
+/*
+ * Parse expression x->text and compile its where clause into f (for src);
+ * 0 or -1 with err filled.
+ */
+static int build_expr(struct expr *x, const struct build_opts *o, struct bpf_program *f,
+		      struct build_error *err)
 {
-	struct bpf_program f = { 0 };
 	struct parse_error perr;
 	char msg[sizeof(err->msg)];
-	const char *filter;
 	int ret;
 
-	emit_init(&p->e);
-	if (parse_query(expr, &p->q, &perr))
+	if (parse_query(x->text, &x->q, &perr))
 		return fail(err, perr.pos, perr.msg);
-	if (check_keys(&p->q, &o->src, err))
+	if (check_keys(&x->q, &o->src, err))
 		return -1;
-	filter = p->q.filter;
+	layout_query(&x->q, o->max_keys, &x->lay);
+	if (!x->q.filter)
+		return 0;
 	/* -i any: on lo's handle, Ethernet on Linux, as a cooked frame reads */
-	ret = filter && filter_compile(filter, o->src.cooked ? "lo" : o->src.ifname, &f, msg,
-				       sizeof(msg));
-	if (!ret && filter && o->src.cooked && check_cooked(&f, msg, sizeof(msg))) {
-		filter_free(&f);
+	ret = filter_compile(x->q.filter, o->src.cooked ? "lo" : o->src.ifname, f, msg,
+			     sizeof(msg));
+	if (!ret && o->src.cooked && check_cooked(f, msg, sizeof(msg))) {
+		filter_free(f);
 		ret = -1;
 	}
-	if (ret)
-		return fail(err, p->q.filter ? p->q.filter_pos : -1, msg);
-	layout_query(&p->q, o->max_keys, &p->lay);
+	return ret ? fail(err, x->q.filter_pos, msg) : 0;
+}
+
+/*
+ * Which of the n expressions x made codegen fail: the first whose where
+ * clause fails alone, else the last with one (the program is too large).
+ */
+static int failed_expr(const struct codegen_expr *x, int n, const struct program *p)
+{
+	char msg[64];
+	struct emit e;
+	int i, ret;
+
+	for (i = 0; n > 1 && i < n; i++) {
+		emit_init(&e);
+		e.cooked = p->e.cooked;
+		ret = codegen(&x[i], 1, p->mode, 0, &e, msg, sizeof(msg));
+		emit_free(&e);
+		if (ret)
+			return i;
+	}
+	for (i = n - 1; i > 0 && !x[i].filter; i--)
+		;
+	return i;
+}
+
+int program_build(struct program *p, const char *const *exprs, int n,
+		  const struct build_opts *o, struct build_error *err)
+{
+	struct bpf_program f[MAX_EXPRS] = { 0 };
+	struct codegen_expr x[MAX_EXPRS] = { 0 };
+	char msg[sizeof(err->msg)];
+	int i, ret = 0;
+
+	emit_init(&p->e);
+	err->expr = 0;
+	if (n < 1 || n > MAX_EXPRS) {
+		snprintf(msg, sizeof(msg), "from 1 to %d expressions, not %d", MAX_EXPRS, n);
+		return fail(err, -1, msg);
+	}
+	p->nx = n;
+	for (i = 0; i < n; i++) {
+		p->x[i].text = exprs[i];
+		err->expr = i;
+		if (build_expr(&p->x[i], o, &f[i], err)) {
+			while (i--)
+				filter_free(&f[i]);
+			return -1;
+		}
+		x[i] = (struct codegen_expr){ .q = &p->x[i].q, .lay = &p->x[i].lay,
+					      .filter = p->x[i].q.filter ? filter_insns(&f[i]) : NULL,
+					      .n = f[i].bf_len };
+	}
 	p->e.cooked = o->src.cooked;
 	p->allowed = o->allowed;
-	p->mode = codegen_frame_mode(&p->q, filter != NULL, o->allowed);
-	ret = codegen(&p->q, &p->lay, filter ? filter_insns(&f) : NULL, f.bf_len, p->mode,
-		      o->src.loopback, &p->e, msg, sizeof(msg));
-	if (filter)
-		filter_free(&f);
-	if (ret) {	/* only a pcap filter can make codegen fail */
+	p->mode = codegen_frame_mode(x, n, o->allowed);
+	ret = codegen(x, n, p->mode, o->src.loopback, &p->e, msg, sizeof(msg));
+	/* only a where clause, or the program's size, makes codegen fail */
+	if (ret)
+		err->expr = failed_expr(x, n, p);
+	for (i = 0; i < n; i++)
+		filter_free(&f[i]);
+	if (ret) {
 		program_free(p);
-		return fail(err, p->q.filter ? p->q.filter_pos : -1, msg);
+		i = err->expr;
+		return fail(err, p->x[i].q.filter ? p->x[i].q.filter_pos : -1, msg);
 	}
 	return 0;
 }

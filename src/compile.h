@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one program builder: an expression, and the source its packets come
- * from, to a program (its query, key layout, instructions and the way it
- * reads the frame).  main, the tests and the benchmarks all build programs
+ * The one program builder: expressions, and the source their packets come
+ * from, to one program (each expression's query and key layout, the
+ * instructions and the way they read the frame).  main, the tests and the benchmarks all build programs
  * here.  It makes no bpf(2) call and creates no maps.
  */
 #ifndef EBPFCOUNT_COMPILE_H
@@ -34,26 +34,28 @@ struct build_opts {
 };
 
 struct program {
-	struct query q;
-	struct layout lay;
+	struct expr x[MAX_EXPRS];
+	int nx;
 	struct emit e;
 	enum frame_mode allowed;	/* what the verifier would accept */
 	enum frame_mode mode;		/* how it reads the frame, as chosen */
 };
 
 struct build_error {
-	int pos;			/* offset in the expression, -1: not about one */
+	int expr;			/* the expression it is about */
+	int pos;			/* offset in it, -1: not about one */
 	char msg[512];
 };
 
 /*
- * Parse expr, compile its where clause for o->src, lay out its key and
- * generate its program into p.  Returns 0, or -1 with err filled (and p
- * freed).  The program's map loads refer to enum map_slot until
+ * Parse the n (at most MAX_EXPRS) expressions exprs, which must outlive
+ * p, compile their where clauses for o->src, lay out their keys and
+ * generate their program into p.  Returns 0, or -1 with err filled (and p
+ * freed).  The program's map loads refer to map slots until
  * layout_relocate().
  */
-int program_build(struct program *p, const char *expr, const struct build_opts *o,
-		  struct build_error *err);
+int program_build(struct program *p, const char *const *exprs, int n,
+		  const struct build_opts *o, struct build_error *err);
 void program_free(struct program *p);
 
 /* How a program reads the frame, in words, for -v. */

@@ -50,7 +50,7 @@ void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned 
 		key[lay->val_off[0]] = idx;
 }
 
-void layout_relocate(struct bpf_insn *insns, int n, const int fds[NR_MAPS])
+void layout_relocate(struct bpf_insn *insns, int n, const int *fds)
 {
 	int i;
 

@@ -30,6 +30,10 @@ enum key_status { KEY_PRESENT, KEY_ABSENT, KEY_TRUNCATED };
 /* Maps the program refers to, by slot until the loader relocates them. */
 enum map_slot { MAP_COUNTS, MAP_OVERFLOW, NR_MAPS };
 
+/* Expressions of one program (-e): expression x's maps are in slots */
+#define MAX_EXPRS 8
+#define MAP_SLOT(x, map) (NR_MAPS * (x) + (map))
+
 struct counter {		/* map value, per CPU */
 	__u64 packets;
 	__u64 bytes;
@@ -45,6 +49,13 @@ struct layout {
 	int nkeys;
 };
 
+/* An expression of a program: what it counts, and how its maps hold it. */
+struct expr {
+	const char *text;	/* as given */
+	struct query q;
+	struct layout lay;	/* expression i's maps are in slots MAP_SLOT(i, ...) */
+};
+
 #define ARRAY_ABSENT 256	/* array index of an absent one-byte key */
 /* The longest key: a status byte and 16 value bytes per field */
 #define LAYOUT_MAX_ROW (MAX_KEYS * (1 + FIELD_MAX_WIDTH))
@@ -55,9 +66,9 @@ void layout_query(const struct query *q, unsigned int max_keys, struct layout *l
 void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned char *key);
 
 /*
- * Replace the map slots (enum map_slot) in the program's LD_IMM64 map
- * loads by the maps' file descriptors (or an engine's handles).
+ * Replace the map slots (MAP_SLOT()) in the program's LD_IMM64 map loads
+ * by the maps' file descriptors (or an engine's handles): fds[slot].
  */
-void layout_relocate(struct bpf_insn *insns, int n, const int fds[NR_MAPS]);
+void layout_relocate(struct bpf_insn *insns, int n, const int *fds);
 
 #endif

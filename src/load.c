@@ -44,7 +44,7 @@ static void log_tail(char *log, char *buf, size_t size)
 	snprintf(buf, size, "%s", start);
 }
 
-int load_program(const struct emit *e, const int fds[NR_MAPS], int verbose,
+int load_program(const struct emit *e, const int *fds, int verbose,
 		 char *err, size_t errlen)
 {
 	struct bpf_insn *insns = malloc(e->len * sizeof(*insns));

@@ -10,11 +10,12 @@
 #include "layout.h"
 
 /*
- * Relocate the map references of e's program to fds and load it as a
- * socket filter.  verbose: print the verifier's log on stderr.  Returns
- * the program fd, or -1 with err holding the reason and the log's tail.
+ * Relocate the map references of e's program to fds (fds[slot], layout.h)
+ * and load it as a socket filter.  verbose: print the verifier's log on
+ * stderr.  Returns the program fd, or -1 with err holding the reason and
+ * the log's tail.
  */
-int load_program(const struct emit *e, const int fds[NR_MAPS], int verbose,
+int load_program(const struct emit *e, const int *fds, int verbose,
 		 char *err, size_t errlen);
 
 /*

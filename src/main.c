@@ -59,7 +59,8 @@ struct options {
 	const char *listen;	/* --listen [ADDR:]PORT, split in two: */
 	char listen_host[256], listen_port[8];
 	const char *textfile;	/* --textfile */
-	const char *expr;
+	const char *exprs[MAX_EXPRS];	/* -e, or the one argument */
+	int nexprs;
 };
 
 static struct output out = { .f = NULL };
@@ -73,6 +74,13 @@ static volatile sig_atomic_t viewing;
 static struct metrics *metrics;
 static struct serve *server;
 static struct health health = { .version = EBPFCOUNT_VERSION };
+
+/* The counting: each expression's maps and report. */
+struct tables {
+	int n;
+	struct maps m[MAX_EXPRS];
+	struct report *r[MAX_EXPRS];
+};
 static int health_prog = -1;		/* the kernel's program, for its statistics */
 static unsigned int health_ifindex;	/* the interface, for its counters, */
 static const char *health_ifname;	/* by the name it was given */
@@ -112,13 +120,14 @@ static void usage(FILE *f)
 		"usage: ebpfcount [-i IFACE | -r FILE [--engine user|kernel]] [-c COUNT] [-I SECONDS]\n"
 		"                 [-F human|json|csv|none] [-n] [-p] [--top N] [--max-keys N]\n"
 		"                 [--listen [ADDR:]PORT] [--textfile PATH] [-Z USER] [-d|-dd] [-v]\n"
-		"                 EXPRESSION\n"
+		"                 EXPRESSION | -e EXPRESSION [-e EXPRESSION...]\n"
 		"       ebpfcount --list-fields | -h | --version\n"
 		"\n"
 		"EXPRESSION: count [by KEY[, KEY...]] [where PCAP-FILTER]\n"
 		"  KEY is a Wireshark field name (ip.proto, ip.src/24, tcp.dstport, ...)\n"
 		"  PCAP-FILTER is tcpdump's filter syntax (tcp port 443 and not net 198.18.0.0/16)\n"
 		"\n"
+		"  -e EXPRESSION count by several expressions at once, up to %d, in one program\n"
 		"  -i IFACE      interface (default: the first up, non-loopback one)\n"
 		"  -r FILE       count the packets of a capture file (pcap, pcapng; - for stdin),\n"
 		"                by capture time\n"
@@ -142,7 +151,7 @@ static void usage(FILE *f)
 		"                taken to read and print the counters (on stderr)\n"
 		"  --list-fields list the keys\n"
 		"  -h, --help    this help; --version the version\n"
-		"See ebpfcount(8).\n");
+		"See ebpfcount(8).\n", MAX_EXPRS);
 }
 
 /* The signals that end the counting with the totals. */
@@ -247,6 +256,19 @@ static double parse_secs(const char *s)
 	return v;
 }
 
+/* Expression -e (or the argument): each is counted once. */
+static void add_expr(struct options *o, const char *expr)
+{
+	int i;
+
+	if (o->nexprs == MAX_EXPRS)
+		bad_value("at most %d expressions", MAX_EXPRS);
+	for (i = 0; i < o->nexprs; i++)
+		if (!strcmp(o->exprs[i], expr))
+			bad_value("expression '%s' given twice", expr);
+	o->exprs[o->nexprs++] = expr;
+}
+
 enum { OPT_TOP = 256, OPT_MAX_KEYS, OPT_VERSION, OPT_LIST, OPT_ENGINE, OPT_LISTEN,
        OPT_TEXTFILE };
 
@@ -272,8 +294,9 @@ static void parse_args(int argc, char **argv, struct options *o)
 	};
 	int c, engine = 0, nopromisc = 0;
 
-	while ((c = getopt_long(argc, argv, "i:r:c:I:F:npdvZ:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:i:r:c:I:F:npdvZ:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'e': add_expr(o, optarg); break;
 		case 'i': o->ifname = optarg; break;
 		case 'r': o->file = optarg; break;
 		case 'c': o->count = parse_long(optarg, "-c", 1, INT_MAX); break;
@@ -315,9 +338,13 @@ static void parse_args(int argc, char **argv, struct options *o)
 		default: usage(stderr); exit(2);
 		}
 	}
-	if (optind != argc - 1)
+	if (o->nexprs && optind < argc)
+		usage_error("give the expressions with -e, or one as the argument, not both");
+	if (!o->nexprs && optind != argc - 1)
 		usage_error(optind == argc ? "no expression given" :
 			    "give the expression as one argument (quote it)");
+	if (!o->nexprs)
+		add_expr(o, argv[optind]);
 	if (o->file && (o->ifname || nopromisc))
 		usage_error(o->ifname ? "-r and -i do not go together" :
 			    "-p is for an interface, not -r");
@@ -325,7 +352,6 @@ static void parse_args(int argc, char **argv, struct options *o)
 		usage_error("--engine is for -r (live mode is always the kernel)");
 	if (o->listen && o->file)
 		usage_error("--listen is for an interface (use --textfile with -r)");
-	o->expr = argv[optind];
 }
 
 /* A bad expression: say where. */
@@ -348,9 +374,9 @@ static void compile(const struct options *o, const struct source *src, struct pr
 					    load_frame_mode() };
 	struct build_error err;
 
-	if (program_build(p, o->expr, &bo, &err)) {
+	if (program_build(p, o->exprs, o->nexprs, &bo, &err)) {
 		if (err.pos >= 0)
-			die_at(o->expr, err.pos, err.msg);
+			die_at(o->exprs[err.expr], err.pos, err.msg);
 		die("cannot generate the program: %s", err.msg);
 	}
 	if (o->verbose)
@@ -407,18 +433,30 @@ static void readout_error(int err, char *buf, size_t size)
 		snprintf(buf, size, "cannot read the counters: %s", strerror(-err));
 }
 
+/* Every table's totals since start, as of its last readout: 0 or -ENOMEM. */
+static int totals(struct tables *t, struct interval *iv)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (report_final(t->r[i], &iv[i]))
+			return -ENOMEM;
+	return 0;
+}
+
 /*
  * Hand the totals since start to the monitoring (--listen, --textfile):
- * tot, or those of r's last readout.  0, or -1 with why filled.
+ * tot (one per table), or those of the last readout.  0, or -1 with why
+ * filled.
  */
-static int export_totals(struct report *r, const struct interval *tot, char *why, size_t size)
+static int export_totals(struct tables *t, const struct interval *tot, char *why, size_t size)
 {
+	struct interval iv[MAX_EXPRS];
 	struct if_counters c;
-	struct interval iv;
 
 	if (!metrics)
 		return 0;
-	if (!tot && report_final(r, &iv)) {
+	if (!tot && totals(t, iv)) {
 		snprintf(why, size, "out of memory for the totals");
 		return -1;
 	}
@@ -433,7 +471,7 @@ static int export_totals(struct report *r, const struct interval *tot, char *why
 		health.tx_packets = c.tx_packets;
 		health.tx_bytes = c.tx_bytes;
 	}
-	return metrics_update(metrics, tot ? tot : &iv, &health, why, size);
+	return metrics_update(metrics, tot ? tot : iv, &health, why, size);
 }
 
 /*
@@ -443,56 +481,65 @@ static int export_totals(struct report *r, const struct interval *tot, char *why
  * printed), the view found no memory, or they were not handed to the
  * monitoring.
  */
-static int interval(const struct options *o, struct report *r, struct maps *m, long n,
-		    double t, double secs, char *why, size_t size)
+static int interval(const struct options *o, struct tables *t, long n, double at, double secs,
+		    char *why, size_t size)
 {
 	double t0 = now(CLOCK_MONOTONIC);
+	struct interval iv[MAX_EXPRS];
 	struct if_counters c;
-	struct interval iv;
-	int err = report_collect(r, m, &iv);
+	size_t rows = 0;
+	int i, err = 0;
 
+	for (i = 0; !err && i < t->n; i++) {
+		err = report_collect(t->r[i], &t->m[i], &iv[i]);
+		iv[i].time = at;
+		iv[i].secs = secs;
+		rows += iv[i].nrows;
+	}
 	if (err) {
 		readout_error(err, why, size);
 		return -1;
 	}
 	health.readout_secs = now(CLOCK_MONOTONIC) - t0;
-	iv.time = t;
-	iv.secs = secs;
-	if (view && view_interval(view, &iv, if_counters(&c))) {
+	if (view && view_interval(view, iv, if_counters(&c))) {
 		snprintf(why, size, "out of memory for the view");
 		return -1;
 	}
 	if (!view) {
-		output_interval(&out, &iv);
+		output_interval(&out, iv);
 		flush_output();
 	}
 	if (o->verbose)
 		fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
-			n, iv.nrows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
-	return export_totals(r, NULL, why, size);
+			n, rows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
+	return export_totals(t, NULL, why, size);
 }
 
 /*
- * The totals since start, at time t, over secs; then, if the counting
+ * The totals since start, at time at, over secs; then, if the counting
  * ended on an error (why), the error: what was counted is printed first.
  */
-static void final(struct report *r, double t, double secs, const char *why)
+static void final(struct tables *t, double at, double secs, const char *why)
 {
-	struct interval iv;
+	struct interval iv[MAX_EXPRS];
 	char err[640];
+	int i;
 
 	viewing = 0;
 	view_close(view);	/* the totals go below it, as after the lines */
 	view = NULL;
-	if (report_final(r, &iv))
+	if (totals(t, iv))
 		die("out of memory for the final totals");
-	iv.time = t;
-	iv.secs = secs;
-	output_interval(&out, &iv);
+	for (i = 0; i < t->n; i++) {
+		iv[i].time = at;
+		iv[i].secs = secs;
+	}
+	output_interval(&out, iv);
 	flush_output();
-	if (export_totals(r, &iv, err, sizeof(err)) && !why)
+	if (export_totals(t, iv, err, sizeof(err)) && !why)
 		why = err;
-	report_free(r);
+	for (i = 0; i < t->n; i++)
+		report_free(t->r[i]);
 	serve_stop(server);
 	metrics_free(metrics);
 	if (why)
@@ -504,32 +551,59 @@ static int maps_reads(void *m)
 	return maps_probe(m);
 }
 
-/* After set-up, the descriptors to m are enough: give up the rest. */
-static void drop_privileges(const struct options *o, struct maps *m)
+/* After set-up, the descriptors to the maps are enough: give up the rest. */
+static void drop_privileges(const struct options *o, struct tables *t)
 {
 	char err[512];
 	int kept;
 
-	if (privs_drop(o->pw, maps_reads, m, &kept, err, sizeof(err)))
+	if (privs_drop(o->pw, maps_reads, &t->m[0], &kept, err, sizeof(err)))
 		die("%s", err);
 	if (kept && o->verbose)
 		fprintf(stderr, "ebpfcount: keeping CAP_BPF and CAP_SYS_ADMIN: this kernel wants "
 			"one to read the maps (kernel.unprivileged_bpf_disabled)\n");
 }
 
-/* The report; the header, and nothing counted yet for the monitoring. */
-static struct report *report_begin(const struct layout *lay)
+/*
+ * The maps of p's expressions in b, and in fds their descriptors by map
+ * slot, as layout_relocate() wants them.
+ */
+static void tables_create(struct tables *t, const struct program *p, struct map_backend b,
+			  int *fds)
 {
-	struct report *r = report_new(lay);
-	char why[640];
+	char err[1024];
+	int i, k;
 
-	if (!r)
-		die("out of memory");
+	t->n = p->nx;
+	for (i = 0; i < p->nx; i++) {
+		if (maps_create(&t->m[i], &p->x[i].lay, b, err, sizeof(err)))
+			die("%s", err);
+		for (k = 0; k < NR_MAPS; k++)
+			fds[MAP_SLOT(i, k)] = t->m[i].fd[k];
+	}
+}
+
+static void tables_close(struct tables *t)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		maps_close(&t->m[i]);
+}
+
+/* The reports; the header, and nothing counted yet for the monitoring. */
+static void report_begin(struct tables *t)
+{
+	char why[640];
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (!(t->r[i] = report_new(&out.x[i].lay)))
+			die("out of memory");
 	output_begin(&out);
 	flush_output();
-	if (export_totals(r, NULL, why, sizeof(why)))
+	if (export_totals(t, NULL, why, sizeof(why)))
 		die("%s", why);
-	return r;
 }
 
 /*
@@ -538,27 +612,26 @@ static struct report *report_begin(const struct layout *lay)
  * index and the socket its program; one that is deleted ends the run
  * after the interval that saw it go.
  */
-static void run(const struct options *o, struct maps *m, const struct layout *lay,
-		unsigned int ifindex)
+static void run(const struct options *o, struct tables *t, unsigned int ifindex)
 {
-	struct report *r = report_begin(lay);
-	double start = now(CLOCK_MONOTONIC), last = start, t;
+	double start = now(CLOCK_MONOTONIC), last = start, at;
 	char name[IF_NAMESIZE], why[640] = "";
 	int err = 0, gone = 0;
 	long n;
 
+	report_begin(t);
 	for (n = 1; !err && !gone && !stop && (!o->count || n <= o->count); n++) {
 		while (sleep_until(start + n * o->interval, view ? view_fd(view) : -1))
 			if (view_keys(view))
 				stop = 1;	/* q: as SIGINT */
-		t = now(CLOCK_MONOTONIC);
+		at = now(CLOCK_MONOTONIC);
 		gone = ifindex && !if_indextoname(ifindex, name) && errno == ENXIO;
-		err = interval(o, r, m, n, now(CLOCK_REALTIME), t - last, why, sizeof(why));
-		last = t;
+		err = interval(o, t, n, now(CLOCK_REALTIME), at - last, why, sizeof(why));
+		last = at;
 	}
 	if (gone && !err)
 		snprintf(why, sizeof(why), "interface %s went away", o->ifname);
-	final(r, now(CLOCK_REALTIME), last - start, why[0] ? why : NULL);
+	final(t, now(CLOCK_REALTIME), last - start, why[0] ? why : NULL);
 }
 
 /* --listen, --textfile: the totals of p's counts for the monitoring. */
@@ -566,15 +639,14 @@ static void metrics_begin(const struct options *o, const struct program *p)
 {
 	if (!o->listen && !o->textfile)
 		return;
-	metrics = metrics_new(&p->q, &p->lay, o->textfile);
+	metrics = metrics_new(p->x, p->nx, o->textfile);
 	if (!metrics)
 		die("out of memory");
-	health.expr = o->expr;
 }
 
 /* Who runs the program on a file's packets: the user engine or the kernel. */
 struct engine {
-	struct maps m;
+	struct tables t;
 	struct vm *vm;		/* the user engine's, or NULL */
 	int prog;		/* the kernel's program */
 };
@@ -583,15 +655,15 @@ struct engine {
 static void engine_user(struct engine *en, const struct program *p)
 {
 	struct bpf_insn *insns = malloc(p->e.len * sizeof(*insns));
+	int fds[MAP_SLOT(MAX_EXPRS, 0)];
 	char err[512];
 
 	en->vm = vm_new(0);
 	if (!insns || !en->vm)
 		die("out of memory");
-	if (maps_create(&en->m, &p->lay, maps_engine(en->vm), err, sizeof(err)))
-		die("%s", err);
+	tables_create(&en->t, p, maps_engine(en->vm), fds);
 	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
-	layout_relocate(insns, p->e.len, en->m.fd);
+	layout_relocate(insns, p->e.len, fds);
 	if (vm_load(en->vm, insns, p->e.len, err, sizeof(err)))
 		die("the engine refused the program: %s", err);
 	free(insns);
@@ -600,11 +672,11 @@ static void engine_user(struct engine *en, const struct program *p)
 /* The kernel: the program through the verifier, run by BPF_PROG_TEST_RUN. */
 static void engine_kernel(struct engine *en, const struct program *p, int verbose)
 {
+	int fds[MAP_SLOT(MAX_EXPRS, 0)];
 	char err[1024];
 
-	if (maps_create(&en->m, &p->lay, maps_kernel(), err, sizeof(err)))
-		die("%s", err);
-	en->prog = load_program(&p->e, en->m.fd, verbose, err, sizeof(err));
+	tables_create(&en->t, p, maps_kernel(), fds);
+	en->prog = load_program(&p->e, fds, verbose, err, sizeof(err));
 	if (en->prog < 0)
 		die("%s", err);
 }
@@ -630,7 +702,7 @@ static int engine_run(struct engine *en, const struct vm_skb *skb, unsigned long
 
 static void engine_close(struct engine *en)
 {
-	maps_close(&en->m);
+	tables_close(&en->t);
 	if (en->vm)
 		vm_free(en->vm);
 	else
@@ -646,7 +718,6 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 {
 	long long step = llround(o->interval * 1e9), start = 0, ts;
 	struct engine en = { .prog = -1 };
-	struct report *r;
 	struct vm_skb skb;
 	char err[512] = "", why[640] = "";
 	long n = 0;
@@ -657,8 +728,8 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	else
 		engine_user(&en, p);
 	health_prog = en.prog;
-	drop_privileges(o, &en.m);
-	r = report_begin(&p->lay);
+	drop_privileges(o, &en.t);
+	report_begin(&en.t);
 	while (!stop && !rerr && !failed &&
 	       (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
 		if (capture_records(cap) == 1)
@@ -666,7 +737,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		while (!stop && !rerr && ts - start >= (n + 1) * step &&
 		       (!o->count || n < o->count)) {
 			n++;
-			rerr = interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval,
+			rerr = interval(o, &en.t, n, (start + n * step) / 1e9, o->interval,
 					why, sizeof(why));
 		}
 		if (rerr || (o->count && n == o->count))
@@ -677,7 +748,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		die("%s", err);		/* as tcpdump: nothing read, nothing printed */
 	if (!rerr && capture_records(cap) && (!o->count || n < o->count)) {
 		n++;
-		rerr = interval(o, r, &en.m, n, (start + n * step) / 1e9, o->interval, why,
+		rerr = interval(o, &en.t, n, (start + n * step) / 1e9, o->interval, why,
 				sizeof(why));
 	}
 	/* What was counted, then why the counting stopped. */
@@ -685,8 +756,16 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		fprintf(stderr, "ebpfcount: %s\n", err);
 	if (!rerr && !failed && ret < 0)
 		snprintf(why, sizeof(why), "%s", err);
-	final(r, (start + n * step) / 1e9, n * o->interval, why[0] ? why : NULL);
+	final(&en.t, (start + n * step) / 1e9, n * o->interval, why[0] ? why : NULL);
 	engine_close(&en);
+}
+
+/* -d, -dd: the program, and no counting. */
+static int dump(const struct options *o, const struct program *p)
+{
+	(o->dump > 1 ? disasm_print_c : disasm_print)(stdout, &p->e);
+	flush_output();
+	return 0;
 }
 
 /* ebpfcount -r: the packets of a capture file. */
@@ -695,24 +774,23 @@ static int count_file(const struct options *o)
 	struct capture *cap;
 	struct program p;
 	char err[512];
-	int i;
+	int i, j;
 
 	cap = capture_open(o->file, err, sizeof(err));
 	if (!cap)
 		die("%s", err);
 	compile(o, &(struct source){
 			.linktype = capture_has_ethernet(cap) ? NULL : capture_linktype(cap) }, &p);
-	for (i = 0; o->kernel_engine && i < p.q.nkeys; i++)
-		if (p.q.keys[i].field->read == READ_SKB)
-			die_at(o->expr, p.q.keys[i].pos, "the kernel's test run cannot give a "
-			       "capture's packet types and interfaces: use --engine user");
-	out.q = &p.q;
-	out.lay = &p.lay;
-	if (o->dump) {
-		(o->dump > 1 ? disasm_print_c : disasm_print)(stdout, &p.e);
-		flush_output();
-		return 0;
-	}
+	for (j = 0; o->kernel_engine && j < p.nx; j++)
+		for (i = 0; i < p.x[j].q.nkeys; i++)
+			if (p.x[j].q.keys[i].field->read == READ_SKB)
+				die_at(p.x[j].text, p.x[j].q.keys[i].pos, "the kernel's test run "
+				       "cannot give a capture's packet types and interfaces: "
+				       "use --engine user");
+	out.x = p.x;
+	out.nx = p.nx;
+	if (o->dump)
+		return dump(o, &p);
 	if (o->verbose)
 		fprintf(stderr, "ebpfcount: %s: link type %s, run by %s\n", o->file,
 			capture_linktype(cap), o->kernel_engine ? "the kernel (BPF_PROG_TEST_RUN)" :
@@ -727,10 +805,10 @@ static int count_file(const struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = { .interval = 1, .format = "human", .promisc = 1 };
+	int fds[MAP_SLOT(MAX_EXPRS, 0)], prog, sock;
 	char ifname[64], err[1024];
+	struct tables t;
 	struct program p;
-	struct maps m;
-	int prog, sock;
 
 	parse_args(argc, argv, &o);
 	catch_signals();
@@ -753,17 +831,13 @@ int main(int argc, char **argv)
 	compile(&o, &(struct source){ .ifname = o.ifname,
 				      .cooked = o.ifname && !strcmp(o.ifname, "any"),
 				      .loopback = o.ifname ? attach_loopback(o.ifname) : 0 }, &p);
-	out.q = &p.q;
-	out.lay = &p.lay;
+	out.x = p.x;
+	out.nx = p.nx;
 	out.ifnames = 1;
-	if (o.dump) {
-		(o.dump > 1 ? disasm_print_c : disasm_print)(stdout, &p.e);
-		flush_output();
-		return 0;
-	}
-	if (maps_create(&m, &p.lay, maps_kernel(), err, sizeof(err)))
-		die("%s", err);
-	prog = load_program(&p.e, m.fd, o.verbose, err, sizeof(err));
+	if (o.dump)
+		return dump(&o, &p);
+	tables_create(&t, &p, maps_kernel(), fds);
+	prog = load_program(&p.e, fds, o.verbose, err, sizeof(err));
 	if (prog < 0)
 		die("%s", err);
 	sock = attach_socket(o.ifname, prog, o.promisc, err, sizeof(err));
@@ -777,18 +851,18 @@ int main(int argc, char **argv)
 	 * server's thread after, as the privileges are per thread. */
 	if (o.listen && !(server = serve_listen(o.listen_host, o.listen_port, err, sizeof(err))))
 		die("%s", err);
-	drop_privileges(&o, &m);
+	drop_privileges(&o, &t);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* A person at a terminal gets the live view, unless -c or -F asks for lines. */
 	if (!o.count && !o.format_given && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
-		view = view_open(&out, o.ifname, o.expr, if_counters(&(struct if_counters){ 0 }));
+		view = view_open(&out, o.ifname, if_counters(&(struct if_counters){ 0 }));
 	viewing = view != NULL;
 	if (server && serve_start(server, metrics, err, sizeof(err)))
 		die("%s", err);
-	run(&o, &m, &p.lay, attach_ifindex(sock));
+	run(&o, &t, attach_ifindex(sock));
 	close(sock);
 	close(prog);
-	maps_close(&m);
+	tables_close(&t);
 	program_free(&p);
 	return 0;
 }

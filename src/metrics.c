@@ -19,15 +19,14 @@ struct metrics {
 	size_t len[2];
 };
 
-struct metrics *metrics_new(const struct query *q, const struct layout *lay,
-			    const char *textfile)
+struct metrics *metrics_new(const struct expr *x, int nx, const char *textfile)
 {
 	struct metrics *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
-	m->out.q = q;
-	m->out.lay = lay;
+	m->out.x = x;
+	m->out.nx = nx;
 	m->textfile = textfile;
 	pthread_mutex_init(&m->lock, NULL);
 	return m;
@@ -69,16 +68,29 @@ static void if_counter(FILE *f, int om, const struct health *h, const char *name
 	fprintf(f, "} %llu\n", v);
 }
 
-static void health(FILE *f, int om, const struct interval *tot, const struct health *h)
+static void health(FILE *f, int om, const struct output *o, const struct interval *tot,
+		   const struct health *h)
 {
-	family(f, om, "build", "info", "The expression counted, and ebpfcount's version.");
-	fprintf(f, "ebpfcount_build_info{version=");
-	output_label_value(f, h->version);
-	fprintf(f, ",expr=");
-	output_label_value(f, h->expr);
-	fprintf(f, "} 1\n");
+	int i;
+
+	family(f, om, "build", "info", "The expressions counted, and ebpfcount's version.");
+	for (i = 0; i < o->nx; i++) {
+		fprintf(f, "ebpfcount_build_info{version=");
+		output_label_value(f, h->version);
+		fprintf(f, ",expr=");
+		output_label_value(f, o->x[i].text);
+		fprintf(f, "} 1\n");
+	}
 	family(f, om, "keys", "gauge", "Keys that counted since start, in ebpfcount's table.");
-	fprintf(f, "ebpfcount_keys %zu\n", tot->nrows);
+	for (i = 0; i < o->nx; i++) {
+		fprintf(f, "ebpfcount_keys");
+		if (o->nx > 1) {
+			fprintf(f, "{expr=");
+			output_label_value(f, o->x[i].text);
+			fprintf(f, "}");
+		}
+		fprintf(f, " %zu\n", tot[i].nrows);
+	}
 	family(f, om, "readout_seconds", "gauge", "Time the last readout of the counters took.");
 	fprintf(f, "ebpfcount_readout_seconds %.6f\n", h->readout_secs);
 	if (h->prog_stats) {
@@ -116,7 +128,7 @@ static char *render(struct metrics *m, int om, const struct interval *tot,
 	m->out.f = f;
 	output_init_exposition(&m->out, om);
 	output_interval(&m->out, tot);
-	health(f, om, tot, h);
+	health(f, om, &m->out, tot, h);
 	if (om)
 		fputs("# EOF\n", f);
 	if (ferror(f)) {

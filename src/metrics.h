@@ -17,7 +17,6 @@
 /* What ebpfcount knows of itself and of the interface. */
 struct health {
 	const char *version;	/* ebpfcount's */
-	const char *expr;	/* the expression counted */
 	double readout_secs;	/* the last readout of the maps */
 	/* the kernel's statistics of the program, if prog_stats (they count
 	 * while kernel.bpf_stats_enabled is 1) */
@@ -31,14 +30,14 @@ struct health {
 struct metrics;
 
 /*
- * For the counts of query q, laid out as lay; textfile: the file to
- * replace at every update, or NULL.
+ * For the counts of the nx expressions x; textfile: the file to replace
+ * at every update, or NULL.
  */
-struct metrics *metrics_new(const struct query *q, const struct layout *lay,
-			    const char *textfile);
+struct metrics *metrics_new(const struct expr *x, int nx, const char *textfile);
 void metrics_free(struct metrics *m);
 /*
- * Render the totals tot (a final interval, report.h) and h: the textfile
+ * Render the totals tot (final intervals, report.h, one per expression)
+ * and h: the textfile
  * is replaced, the served text swapped.  0, or -1 with err filled.
  */
 int metrics_update(struct metrics *m, const struct interval *tot, const struct health *h,

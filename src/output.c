@@ -177,11 +177,12 @@ static void human_header(struct output *o, const struct interval *iv)
 
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
 	if (iv->final)
-		fprintf(o->f, "total since start: %llu packets, %llu bytes\n",
+		fprintf(o->f, "total since start: %llu packets, %llu bytes",
 			iv->total.packets, iv->total.bytes);
 	else
-		fprintf(o->f, "%s.%03d  %.3f s  %llu packets  %llu bytes\n", when,
+		fprintf(o->f, "%s.%03d  %.3f s  %llu packets  %llu bytes", when,
 			(int)(ms % 1000), iv->secs, iv->total.packets, iv->total.bytes);
+	fprintf(o->f, o->expr ? "  %s\n" : "\n", o->expr);
 	for (i = 0; i < o->q->nkeys; i++)
 		fprintf(o->f, "  %-*s", col_width(&o->q->keys[i]), o->q->keys[i].field->name);
 	if (!o->q->nkeys)
@@ -248,6 +249,11 @@ static void json_interval(struct output *o, const struct interval *iv)
 	size_t i;
 
 	fprintf(o->f, "{\"time\": %.3f, \"interval\": %.3f, ", iv->time, iv->secs);
+	if (o->expr) {
+		fprintf(o->f, "\"expr\": ");
+		output_json_string(o->f, o->expr);
+		fprintf(o->f, ", ");
+	}
 	if (iv->final)
 		fprintf(o->f, "\"final\": true, ");
 	fprintf(o->f, "\"rows\": [");
@@ -265,30 +271,75 @@ static void json_interval(struct output *o, const struct interval *iv)
 
 /* CSV */
 
+/*
+ * The key columns: each expression's keys in order, a key taking the
+ * first column of its field's name that an earlier key of the same
+ * expression has not taken.
+ */
+static void csv_columns(struct output *o)
+{
+	int i, j, c, used;
+
+	o->ncols = 0;
+	for (i = 0; i < o->nx; i++) {
+		used = 0;	/* columns taken by expression i, a bit each */
+		for (j = 0; j < o->x[i].q.nkeys; j++) {
+			const char *name = o->x[i].q.keys[j].field->name;
+
+			for (c = 0; c < o->ncols; c++)
+				if (!(used & 1 << c) && !strcmp(o->cols[c], name))
+					break;
+			if (c == o->ncols)
+				o->cols[o->ncols++] = name;
+			used |= 1 << c;
+			o->col[i][j] = c;
+		}
+	}
+}
+
 static void csv_begin(struct output *o)
 {
 	int i;
 
-	fprintf(o->f, "time,interval,final,kind");
-	for (i = 0; i < o->q->nkeys; i++)
-		fprintf(o->f, ",%s", o->q->keys[i].field->name);
+	csv_columns(o);
+	fprintf(o->f, "time,interval,final,%skind", o->nx > 1 ? "expr," : "");
+	for (i = 0; i < o->ncols; i++)
+		fprintf(o->f, ",%s", o->cols[i]);
 	fprintf(o->f, ",missing,packets,bytes\n");
+}
+
+/* s as a CSV field: quoted when it holds a comma, a quote or a line break. */
+static void csv_string(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++)
+		fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+	fputc('"', f);
 }
 
 static void csv_line(struct output *o, const struct interval *iv, const char *kind,
 		     const unsigned char *key, const struct counter *c)
 {
 	const char *missing = key ? row_missing(o, key) : NULL;
-	char buf[64];
+	char buf[MAX_EXPRS * MAX_KEYS][64];
 	int i;
 
-	fprintf(o->f, "%.3f,%.3f,%d,%s", iv->time, iv->secs, iv->final, kind);
-	for (i = 0; i < o->q->nkeys; i++) {
-		buf[0] = '\0';
-		if (key)
-			key_text(o, i, key, STYLE_CSV, buf, sizeof(buf));
-		fprintf(o->f, ",%s", buf);
+	fprintf(o->f, "%.3f,%.3f,%d,", iv->time, iv->secs, iv->final);
+	if (o->expr) {
+		csv_string(o->f, o->expr);
+		fputc(',', o->f);
 	}
+	fputs(kind, o->f);
+	for (i = 0; i < o->ncols; i++)
+		buf[i][0] = '\0';
+	for (i = 0; key && i < o->q->nkeys; i++)
+		key_text(o, i, key, STYLE_CSV, buf[o->col[o->cur][i]], sizeof(buf[0]));
+	for (i = 0; i < o->ncols; i++)
+		fprintf(o->f, ",%s", buf[i]);
 	fprintf(o->f, ",%s,%llu,%llu\n", missing ? missing : "", c->packets, c->bytes);
 }
 
@@ -339,6 +390,11 @@ static void expo_labels(struct output *o, const unsigned char *key)
 	char buf[64];
 	int i;
 
+	if (o->expr) {
+		fprintf(o->f, "{expr=");
+		output_label_value(o->f, o->expr);
+		sep = ",";
+	}
 	for (i = 0; key && i < o->q->nkeys; i++) {
 		/* a missing field says how, as the human view does: two keys
 		 * missing in different fields stay two series */
@@ -363,18 +419,25 @@ static void expo_family(struct output *o, const struct interval *iv, const char 
 			const char *help, int bytes)
 {
 	const char *suffix = o->p->exposition == 2 ? "" : "_total";
+	const struct counter *c;
 	size_t i;
+	int x;
 
 	fprintf(o->f, "# HELP ebpfcount_%s%s %s\n", name, suffix, help);
 	fprintf(o->f, "# TYPE ebpfcount_%s%s counter\n", name, suffix);
-	for (i = 0; i < iv->nrows; i++) {
+	for (x = 0; x < o->nx; x++) {
+		output_select(o, x);
+		for (i = 0; i < iv[x].nrows; i++) {
+			c = &iv[x].rows[i].c;
+			fprintf(o->f, "ebpfcount_%s_total", name);
+			expo_labels(o, iv[x].rows[i].key);
+			fprintf(o->f, " %llu\n", bytes ? c->bytes : c->packets);
+		}
+		c = &iv[x].overflow;
 		fprintf(o->f, "ebpfcount_%s_total", name);
-		expo_labels(o, iv->rows[i].key);
-		fprintf(o->f, " %llu\n", bytes ? iv->rows[i].c.bytes : iv->rows[i].c.packets);
+		expo_labels(o, NULL);
+		fprintf(o->f, " %llu\n", bytes ? c->bytes : c->packets);
 	}
-	fprintf(o->f, "ebpfcount_%s_total", name);
-	expo_labels(o, NULL);
-	fprintf(o->f, " %llu\n", bytes ? iv->overflow.bytes : iv->overflow.packets);
 }
 
 static void expo_interval(struct output *o, const struct interval *iv)
@@ -426,12 +489,30 @@ void output_init_exposition(struct output *o, int openmetrics)
 
 void output_begin(struct output *o)
 {
+	output_select(o, 0);
 	o->p->begin(o);
+}
+
+void output_select(struct output *o, int i)
+{
+	o->cur = i;
+	o->q = &o->x[i].q;
+	o->lay = &o->x[i].lay;
+	o->expr = o->nx > 1 ? o->x[i].text : NULL;
 }
 
 void output_interval(struct output *o, const struct interval *iv)
 {
-	o->p->interval(o, iv);
+	int i;
+
+	if (o->p->exposition) {
+		o->p->interval(o, iv);	/* a family's series all together */
+	} else {
+		for (i = 0; i < o->nx; i++) {
+			output_select(o, i);
+			o->p->interval(o, &iv[i]);
+		}
+	}
 	fflush(o->f);
 }
 

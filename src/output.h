@@ -2,7 +2,9 @@
 /*
  * The views of an interval: a table for people, JSON Lines and CSV for
  * scripts, Prometheus expositions for monitoring.  Printers come in one
- * table and share one key formatter.
+ * table and share one key formatter.  With several expressions, each
+ * says which one a row belongs to: the human table in its header, JSON
+ * in "expr", CSV in an expr column, the expositions in an expr label.
  */
 #ifndef EBPFCOUNT_OUTPUT_H
 #define EBPFCOUNT_OUTPUT_H
@@ -15,13 +17,21 @@
 struct printer;
 
 struct output {
-	const struct query *q;
-	const struct layout *lay;
+	const struct expr *x;	/* the expressions counted */
+	int nx;
 	int numeric;		/* -n: numbers, no protocol or port names */
 	int ifnames;		/* sll.ifindex: this host's interface names */
 	size_t top;		/* rows per interval, 0: all */
 	FILE *f;
 	const struct printer *p;
+	/* the expression printed (output_select()) */
+	const struct query *q;
+	const struct layout *lay;
+	const char *expr;	/* its text, when there are several, else NULL */
+	int cur;		/* its index */
+	/* CSV: the key columns, and where each expression's keys go */
+	const char *cols[MAX_EXPRS * MAX_KEYS];
+	int ncols, col[MAX_EXPRS][MAX_KEYS];
 };
 
 /* Pick the printer called format ("human", "json", "csv", "none"); -1 if none. */
@@ -34,7 +44,10 @@ int output_init(struct output *o, const char *format);
 void output_init_exposition(struct output *o, int openmetrics);
 /* Once, before the first interval (the CSV header). */
 void output_begin(struct output *o);
+/* The intervals iv[0..o->nx) of the expressions, in their order. */
 void output_interval(struct output *o, const struct interval *iv);
+/* Print what follows (output_key_text()) for expression i. */
+void output_select(struct output *o, int i);
 /*
  * Key field i of a row's key (hash layout) as the human printer writes
  * it: a name unless -n, "(absent)", "(truncated)".

@@ -14,6 +14,7 @@
 
 #define H VIEW_HISTORY
 #define TOP 7			/* screen lines above the keys */
+#define TABS (TOP - 2)		/* the line of the tabs, with several expressions */
 
 /* A key the view follows: its counts in the last H intervals. */
 struct line {
@@ -38,17 +39,26 @@ struct frame {
 	unsigned char *keys;		/* the lines' keys, row_size bytes each */
 };
 
+/* An expression's tab: its frames, and how they are shown. */
+struct tab {
+	const char *text;		/* the expression */
+	size_t row_size;		/* of its keys */
+	struct frame *cur;		/* the last interval's */
+	struct frame *shown;		/* cur, or the one paused on */
+	int by_bytes;			/* s: sort by bytes */
+	size_t first;			/* the item at the top of the list */
+};
+
 struct view {
-	const struct output *o;
-	const char *ifname, *expr;
+	const struct output *o;		/* &out */
+	struct output out;		/* the caller's, on the expression shown */
+	const char *ifname;
 	int loopback;			/* every packet is received and sent */
 	SCREEN *screen;
 	int utf8;			/* the locale's: UTF-8 sparklines */
-	int by_bytes;			/* s: sort by bytes */
-	int paused;			/* p */
-	size_t first;			/* the item at the top of the list */
-	struct frame *cur;		/* the last interval's */
-	struct frame *shown;		/* cur, or the one paused on */
+	int paused;			/* p: every tab stays on its frame */
+	struct tab tab[MAX_EXPRS];	/* one per expression, o->nx */
+	struct tab *t;			/* the one shown */
 	int have_c;			/* the interface's counters: */
 	struct if_counters c0, c;	/* at start, at the last interval */
 };
@@ -113,18 +123,18 @@ static int cmp_shown(const void *a, const void *b, void *ctx)
 	return memcmp(x->key, y->key, oc->row_size);
 }
 
-static void sort_shown(const struct view *v, struct frame *f)
+static void sort_shown(const struct tab *t, struct frame *f)
 {
-	struct order_ctx oc = { f, v->o->lay->row_size, v->by_bytes };
+	struct order_ctx oc = { f, t->row_size, t->by_bytes };
 	size_t i;
 
-	if (f->sorted == v->by_bytes)
+	if (f->sorted == t->by_bytes)
 		return;
 	for (i = 0; i < f->n; i++)
 		f->order[i] = i;
 	if (f->n)	/* the first frame has no order array */
 		qsort_r(f->order, f->n, sizeof(*f->order), cmp_shown, &oc);
-	f->sorted = v->by_bytes;
+	f->sorted = t->by_bytes;
 }
 
 /* A line for key, its history that of from (shifted by an interval) then c. */
@@ -151,14 +161,15 @@ static struct if_counters if_delta(const struct if_counters *a, const struct if_
 }
 
 /*
- * The frame after old with interval iv: the busiest keys of iv (as many
- * as --top or VIEW_KEYS), and old's keys that counted in the last H
- * intervals, merged by key.  NULL out of memory.
+ * The frame after tab t's last with its interval iv: the busiest keys of
+ * iv (as many as --top or VIEW_KEYS), and the last frame's keys that
+ * counted in the last H intervals, merged by key; no interface counters
+ * yet (set_link()).  NULL out of memory.
  */
-static struct frame *fold(struct view *v, const struct frame *old, const struct interval *iv,
-			  const struct if_counters *c)
+static struct frame *fold(const struct view *v, const struct tab *t, const struct interval *iv)
 {
-	size_t rs = v->o->lay->row_size, cap = v->o->top ? v->o->top : VIEW_KEYS;
+	const struct frame *old = t->cur;
+	size_t rs = t->row_size, cap = v->o->top ? v->o->top : VIEW_KEYS;
 	size_t nnew = iv->nrows < cap ? iv->nrows : cap, most = nnew + old->n, i = 0, j = 0;
 	struct frame *f = calloc(1, sizeof(*f));
 	struct row *rows = malloc((nnew ? nnew : 1) * sizeof(*rows));
@@ -204,14 +215,26 @@ static struct frame *fold(struct view *v, const struct frame *old, const struct 
 	memcpy(f->overflow, old->overflow + 1, (H - 1) * sizeof(*f->overflow));
 	f->overflow[H - 1] = iv->overflow;
 	f->more = iv->nrows - nnew;
-	v->have_c = v->have_c && c;
-	if (v->have_c) {
-		f->link = 1;
-		f->d = if_delta(c, &v->c);
-		f->dsince = if_delta(c, &v->c0);
-		v->c = *c;
-	}
 	return f;
+}
+
+/*
+ * The interface's counters c at the end of an interval (NULL: unknown,
+ * and from then on) into the interval's frames f[0..n), one per tab.
+ */
+static void set_link(struct view *v, struct frame *const *f, int n, const struct if_counters *c)
+{
+	int i;
+
+	v->have_c = v->have_c && c;
+	if (!v->have_c)
+		return;
+	for (i = 0; i < n; i++) {
+		f[i]->link = 1;
+		f[i]->d = if_delta(c, &v->c);
+		f[i]->dsince = if_delta(c, &v->c0);
+	}
+	v->c = *c;
 }
 
 /* Write s at line y from column x, cut at the right edge. */
@@ -246,11 +269,11 @@ static void header(const struct view *v, const struct frame *f)
 
 	if (f->secs > 0)
 		strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
-	snprintf(buf, sizeof(buf), "ebpfcount on %s: %s", v->ifname, v->expr);
+	snprintf(buf, sizeof(buf), "ebpfcount on %s: %s", v->ifname, v->t->text);
 	attron(A_BOLD);
 	put(0, 0, buf);
 	attroff(A_BOLD);
-	n = snprintf(buf, sizeof(buf), "  sorted by %s  %s", v->by_bytes ? "bytes" : "packets",
+	n = snprintf(buf, sizeof(buf), "  sorted by %s  %s", v->t->by_bytes ? "bytes" : "packets",
 		     when);
 	if (v->paused) {
 		attron(A_REVERSE);
@@ -287,11 +310,11 @@ static void sparkline(const struct view *v, int y, int x, const struct counter *
 	int i, level;
 
 	for (i = 0; i < H; i++)
-		if (metric(&hist[i], v->by_bytes) > most)
-			most = metric(&hist[i], v->by_bytes);
+		if (metric(&hist[i], v->t->by_bytes) > most)
+			most = metric(&hist[i], v->t->by_bytes);
 	for (i = 0; i < H && x + i < COLS; i++) {
 		/* 0 is a blank, anything else a bar from 1 to 8 */
-		m = metric(&hist[i], v->by_bytes);
+		m = metric(&hist[i], v->t->by_bytes);
 		level = m ? 1 + (int)(7.0 * m / most) : 0;
 		cell[0] = ascii[level];
 		put(y, x + i, v->utf8 ? utf8[level] : cell);
@@ -351,7 +374,7 @@ static void row(const struct view *v, const struct frame *f, int y, const int *w
 		const unsigned char *key, const struct counter *hist)
 {
 	const struct counter *c = &hist[H - 1];
-	unsigned long long all = metric(&f->total, v->by_bytes);
+	unsigned long long all = metric(&f->total, v->t->by_bytes);
 	char buf[1024], cell[64], pps[24], bps[24], share[16] = "";
 	int i, n = 0;
 
@@ -362,7 +385,7 @@ static void row(const struct view *v, const struct frame *f, int y, const int *w
 	output_rate(c->packets / f->secs, "pps", pps, sizeof(pps));
 	output_rate(c->bytes * 8 / f->secs, "bit/s", bps, sizeof(bps));
 	if (all)
-		snprintf(share, sizeof(share), "%.1f%%", 100.0 * metric(c, v->by_bytes) / all);
+		snprintf(share, sizeof(share), "%.1f%%", 100.0 * metric(c, v->t->by_bytes) / all);
 	n += snprintf(buf + n, sizeof(buf) - n, " %12s %14s %7s  ", pps, bps, share);
 	put(y, 0, buf);
 	sparkline(v, y, n, hist);
@@ -379,7 +402,7 @@ static void bar(int y, const char *s)
 static void table(struct view *v, const struct frame *f, int page)
 {
 	char buf[1024];
-	size_t k, all = items(f);
+	size_t k, all = items(f), *first = &v->t->first;
 	int w[MAX_KEYS], i, y, n = 0;
 
 	widths(v, f, w);
@@ -389,10 +412,10 @@ static void table(struct view *v, const struct frame *f, int page)
 	snprintf(buf + n, sizeof(buf) - n, " %12s %14s %7s  last %d", "rate", "bit rate",
 		 "share", H);
 	bar(TOP - 1, buf);
-	if (v->first + page > all)
-		v->first = all > (size_t)page ? all - page : 0;
-	for (y = 0; y < page && v->first + y < all; y++) {
-		k = v->first + y;
+	if (*first + page > all)
+		*first = all > (size_t)page ? all - page : 0;
+	for (y = 0; y < page && *first + y < all; y++) {
+		k = *first + y;
 		if (k < f->n) {
 			row(v, f, TOP + y, w, f->lines[f->order[k]].key, f->lines[f->order[k]].hist);
 		} else if (k == f->n && f->more) {
@@ -407,62 +430,165 @@ static void table(struct view *v, const struct frame *f, int page)
 
 static void footer(const struct view *v, const struct frame *f, int page)
 {
-	size_t all = items(f), last = v->first + page < all ? v->first + page : all;
-	char buf[256], where[64] = "";
+	size_t first = v->t->first, all = items(f), last = first + page < all ? first + page : all;
+	char buf[256], tabs[32] = "", where[64] = "";
 	int n;
 
-	n = snprintf(buf, sizeof(buf), " q quit  s sort by %s  p %s  arrows PgUp PgDn Home End scroll",
-		     v->by_bytes ? "packets" : "bytes", v->paused ? "resume" : "pause");
+	if (v->o->nx > 1)
+		snprintf(tabs, sizeof(tabs), "Tab S-Tab 1-%d tabs  ", v->o->nx < 9 ? v->o->nx : 9);
+	n = snprintf(buf, sizeof(buf), " q quit  s sort by %s  p %s  %sarrows PgUp PgDn Home End scroll",
+		     v->t->by_bytes ? "packets" : "bytes", v->paused ? "resume" : "pause", tabs);
 	if (all)
-		snprintf(where, sizeof(where), "%zu-%zu of %zu ", v->first + 1, last, all);
+		snprintf(where, sizeof(where), "%zu-%zu of %zu ", first + 1, last, all);
 	/* the position at the right, if it fits */
 	if (n + (int)strlen(where) + 2 <= COLS)
 		snprintf(buf + n, sizeof(buf) - n, "%*s", COLS - n, where);
 	bar(LINES - 1, buf);
 }
 
+/*
+ * Widths w[0..n) in cols columns of n labels as long as len[]: those
+ * shorter than a fair share of what is left whole, the others that share.
+ */
+static void share(const int *len, int n, int cols, int *w)
+{
+	int left = n, fair = 0, more = 1, i;
+
+	memset(w, 0, n * sizeof(*w));
+	while (more && left) {
+		more = 0;
+		fair = cols / left;
+		for (i = 0; i < n; i++)
+			if (!w[i] && len[i] <= fair) {
+				w[i] = len[i];
+				cols -= len[i];
+				left--;
+				more = 1;
+			}
+	}
+	for (i = 0; i < n; i++)
+		if (!w[i])
+			w[i] = fair;
+}
+
+/*
+ * Tab i's label in w columns: "[N text]" for the tab shown, " N text "
+ * for the others (so labels side by side stay apart), the text cut with
+ * "..." if it does not fit.  Its length.
+ */
+static int label(const struct view *v, int i, int w, char *buf, size_t size)
+{
+	int shown = &v->tab[i] == v->t;
+	int n = snprintf(buf, size, "%c%d %s", shown ? '[' : ' ', i + 1, v->tab[i].text);
+
+	if (n > (int)size - 2)
+		n = size - 2;
+	if (w < 3)
+		w = 3;
+	if (n > w - 1) {
+		n = w - 1;
+		if (n >= 8)
+			memcpy(buf + n - 3, "...", 3);
+	}
+	buf[n++] = shown ? ']' : ' ';
+	buf[n] = '\0';
+	return n;
+}
+
+/* With several expressions, a line of tabs, one each, the one shown in reverse video. */
+static void tab_bar(const struct view *v, int y)
+{
+	int len[MAX_EXPRS], w[MAX_EXPRS], i, n, x = 0;
+	char buf[256];
+
+	if (v->o->nx < 2)
+		return;
+	for (i = 0; i < v->o->nx; i++)
+		len[i] = label(v, i, sizeof(buf), buf, sizeof(buf));
+	share(len, v->o->nx, COLS, w);
+	for (i = 0; i < v->o->nx; i++) {
+		n = label(v, i, w[i], buf, sizeof(buf));
+		if (&v->tab[i] == v->t)
+			attron(A_REVERSE);
+		put(y, x, buf);
+		attroff(A_REVERSE);
+		x += n;
+	}
+}
+
 static void draw(struct view *v)
 {
-	struct frame *f = v->shown;
+	struct frame *f = v->t->shown;
 	int page = LINES - TOP - 1 > 0 ? LINES - TOP - 1 : 0;
 
-	sort_shown(v, f);
+	sort_shown(v->t, f);
 	erase();
 	header(v, f);
+	tab_bar(v, TABS);
 	if (f->secs > 0)
 		table(v, f, page);
 	footer(v, f, f->secs > 0 ? page : 0);
 	refresh();
 }
 
+/* p: every tab stays on its frame, or shows its last again. */
 static void toggle_pause(struct view *v)
 {
+	struct tab *t;
+
 	v->paused = !v->paused;
-	if (!v->paused && v->shown != v->cur) {
-		frame_free(v->shown);
-		v->shown = v->cur;
+	for (t = v->tab; t < v->tab + v->o->nx && !v->paused; t++)
+		if (t->shown != t->cur) {
+			frame_free(t->shown);
+			t->shown = t->cur;
+		}
+}
+
+/* Show tab i (modulo their number): its expression's rows, as it left them. */
+static void select_tab(struct view *v, int i)
+{
+	i %= v->o->nx;
+	v->t = &v->tab[i];
+	output_select(&v->out, i);
+}
+
+/* The keys of the tab shown: s, the arrows, PgUp, PgDn, Home, End; 0 if not one. */
+static int tab_key(struct tab *t, int ch)
+{
+	size_t page = LINES - TOP - 1 > 1 ? LINES - TOP - 1 : 1;
+
+	switch (ch) {
+	case 's': case 'S': t->by_bytes = !t->by_bytes; break;
+	case KEY_UP: t->first -= t->first > 0; break;
+	case KEY_DOWN: t->first++; break;	/* draw() stops at the end */
+	case KEY_PPAGE: t->first = t->first > page ? t->first - page : 0; break;
+	case KEY_NPAGE: t->first += page; break;
+	case KEY_HOME: t->first = 0; break;
+	case KEY_END: t->first = SIZE_MAX - page; break;
+	default: return 0;
 	}
+	return 1;
 }
 
 int view_keys(struct view *v)
 {
-	size_t page = LINES - TOP - 1 > 1 ? LINES - TOP - 1 : 1;
-	int ch, redraw = 0;
+	int ch, redraw = 0, i;
 
 	while ((ch = getch()) != ERR) {
 		redraw = 1;
+		i = v->t - v->tab;
+		if (tab_key(v->t, ch))
+			continue;
 		switch (ch) {
 		case 'q': case 'Q': return 1;
-		case 's': case 'S': v->by_bytes = !v->by_bytes; break;
 		case 'p': case 'P': toggle_pause(v); break;
-		case KEY_UP: v->first -= v->first > 0; break;
-		case KEY_DOWN: v->first++; break;	/* draw() stops at the end */
-		case KEY_PPAGE: v->first = v->first > page ? v->first - page : 0; break;
-		case KEY_NPAGE: v->first += page; break;
-		case KEY_HOME: v->first = 0; break;
-		case KEY_END: v->first = SIZE_MAX - page; break;
+		case '\t': select_tab(v, i + 1); break;
+		case KEY_BTAB: select_tab(v, i + v->o->nx - 1); break;
 		case 'L' & 0x1f: clearok(curscr, TRUE); break;	/* ^L: redraw it all */
-		default: break;				/* KEY_RESIZE too: redraw */
+		default:					/* KEY_RESIZE too: redraw */
+			if (ch >= '1' && ch <= '9' && ch - '1' < v->o->nx)
+				select_tab(v, ch - '1');
+			break;
 		}
 	}
 	if (redraw)
@@ -470,20 +596,44 @@ int view_keys(struct view *v)
 	return 0;
 }
 
+/* Make f tab t's last frame, and the one it shows unless paused. */
+static void push(const struct view *v, struct tab *t, struct frame *f)
+{
+	if (t->cur != t->shown)		/* paused on another one */
+		frame_free(t->cur);
+	t->cur = f;
+	if (v->paused)
+		return;
+	frame_free(t->shown);
+	t->shown = f;
+}
+
+/* Every tab's frame after intervals iv[0..nx), all or none; -1 out of memory. */
+static int fold_all(struct view *v, const struct interval *iv, const struct if_counters *c)
+{
+	struct frame *f[MAX_EXPRS];
+	int i;
+
+	for (i = 0; i < v->o->nx; i++) {
+		f[i] = fold(v, &v->tab[i], &iv[i]);
+		if (!f[i]) {
+			while (i--)
+				frame_free(f[i]);
+			return -1;
+		}
+	}
+	set_link(v, f, v->o->nx, c);
+	for (i = 0; i < v->o->nx; i++)
+		push(v, &v->tab[i], f[i]);
+	return 0;
+}
+
 int view_interval(struct view *v, const struct interval *iv, const struct if_counters *c)
 {
-	struct frame *f = fold(v, v->cur, iv, c);
-
-	if (!f)
+	if (fold_all(v, iv, c))
 		return -1;
-	if (v->cur != v->shown)		/* paused on another one */
-		frame_free(v->cur);
-	v->cur = f;
-	if (v->paused)
-		return 0;
-	frame_free(v->shown);
-	v->shown = f;
-	draw(v);
+	if (!v->paused)
+		draw(v);
 	return 0;
 }
 
@@ -500,25 +650,53 @@ static void restore(void)
 		endwin();
 }
 
-struct view *view_open(const struct output *o, const char *ifname, const char *expr,
+static void tabs_free(struct view *v)
+{
+	struct tab *t;
+
+	for (t = v->tab; t < v->tab + v->o->nx; t++) {
+		if (t->shown != t->cur)
+			frame_free(t->shown);
+		frame_free(t->cur);
+	}
+}
+
+/* A tab for each of v->o's expressions, without frames yet; the first shown.  -1 out of memory. */
+static int tabs_open(struct view *v)
+{
+	struct tab *t;
+	int i;
+
+	for (i = 0; i < v->o->nx; i++) {
+		t = &v->tab[i];
+		t->text = v->o->x[i].text;
+		t->row_size = v->o->x[i].lay.row_size;
+		t->cur = t->shown = calloc(1, sizeof(*t->cur));
+		if (!t->cur)
+			return -1;
+		t->cur->sorted = -1;
+	}
+	select_tab(v, 0);
+	return 0;
+}
+
+struct view *view_open(const struct output *o, const char *ifname,
 		       const struct if_counters *c)
 {
 	static int registered;
 	struct view *v = calloc(1, sizeof(*v));
 
-	if (!v || !(v->cur = calloc(1, sizeof(*v->cur))) || (!registered && atexit(restore))) {
-		if (v)
-			free(v->cur);
-		free(v);
+	if (!v)
 		return NULL;
-	}
+	v->out = *o;
+	v->o = &v->out;
+	if (!registered && atexit(restore))
+		goto free_view;
 	registered = 1;
-	v->o = o;
+	if (tabs_open(v))
+		goto free_tabs;
 	v->ifname = ifname;
 	v->loopback = ifname && attach_loopback(ifname) && strcmp(ifname, "any");
-	v->expr = expr;
-	v->shown = v->cur;
-	v->cur->sorted = -1;
 	if (c)
 		v->have_c = 1, v->c0 = v->c = *c;
 	setlocale(LC_CTYPE, "");
@@ -530,11 +708,8 @@ struct view *view_open(const struct output *o, const char *ifname, const char *e
 		delscreen(v->screen);
 		v->screen = NULL;
 	}
-	if (!v->screen) {
-		free(v->cur);
-		free(v);
-		return NULL;
-	}
+	if (!v->screen)
+		goto free_tabs;
 	active = v;
 	cbreak();
 	noecho();
@@ -545,6 +720,11 @@ struct view *view_open(const struct output *o, const char *ifname, const char *e
 	curs_set(0);
 	draw(v);
 	return v;
+free_tabs:
+	tabs_free(v);
+free_view:
+	free(v);
+	return NULL;
 }
 
 void view_close(struct view *v)
@@ -554,8 +734,6 @@ void view_close(struct view *v)
 	endwin();
 	delscreen(v->screen);
 	active = NULL;
-	if (v->shown != v->cur)
-		frame_free(v->shown);
-	frame_free(v->cur);
+	tabs_free(v);
 	free(v);
 }

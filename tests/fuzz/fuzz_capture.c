@@ -49,7 +49,7 @@ static void run(struct capture *c, const struct program *p)
 
 	if (!vm || !insns)
 		fuzz_fail("out of memory");
-	if (maps_create(&m, &p->lay, maps_engine(vm), err, sizeof(err)))
+	if (maps_create(&m, &p->x[0].lay, maps_engine(vm), err, sizeof(err)))
 		fuzz_fail("maps_create: %s", err);
 	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
 	layout_relocate(insns, p->e.len, m.fd);
@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct build_error berr;
 
 		fd = memfd_create("capture", 0);
-		if (fd < 0 || program_build(&p, EXPR, &o, &berr))
+		if (fd < 0 || program_build(&p, (const char *[]){ EXPR }, 1, &o, &berr))
 			fuzz_fail("set-up failed");
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	}

@@ -71,9 +71,9 @@ static int run(const char *expr, const struct program *p, struct vm *vm,
 	char err[PCAP_ERRBUF_SIZE];
 	int i, known = 1;
 
-	if (p->q.filter && filter_compile(p->q.filter, NULL, &ref, err, sizeof(err)))
+	if (p->x[0].q.filter && filter_compile(p->x[0].q.filter, NULL, &ref, err, sizeof(err)))
 		fuzz_fail("'%s': built, but its where clause does not compile: %s", expr, err);
-	if (p->q.filter)
+	if (p->x[0].q.filter)
 		known = !has_ancillary(filter_insns(&ref), ref.bf_len);
 	for (i = 0; i < nf; i++) {
 		struct vm_skb skb = *meta;
@@ -86,7 +86,7 @@ static int run(const char *expr, const struct program *p, struct vm *vm,
 			fuzz_fail("'%s': frame %d: %s", expr, i, vm_error(vm));
 		if (ret)
 			fuzz_fail("'%s': frame %d: the program returned %u", expr, i, ret);
-		if (p->q.filter && !bpf_filter(ref.bf_insns, skb.data, skb.len + skb.cb[0], skb.len))
+		if (p->x[0].q.filter && !bpf_filter(ref.bf_insns, skb.data, skb.len + skb.cb[0], skb.len))
 			continue;
 		want->packets += skb.gso_segs ? skb.gso_segs : 1;
 		want->bytes += (__u32)(skb.len + skb.cb[0]);
@@ -102,7 +102,7 @@ static int diverges(const struct program *p, const struct frame *f, int nf, __u3
 	char err[PCAP_ERRBUF_SIZE];
 	int i, d = 0;
 
-	if (!p->q.filter || filter_compile(p->q.filter, NULL, &ref, err, sizeof(err)))
+	if (!p->x[0].q.filter || filter_compile(p->x[0].q.filter, NULL, &ref, err, sizeof(err)))
 		return 0;
 	for (i = 0; i < nf && !d; i++)
 		d = classic_diverges(filter_insns(&ref), ref.bf_len, f[i].data, f[i].len,
@@ -118,7 +118,7 @@ static void check_program(const char *expr, const struct program *p, struct in *
 	unsigned int extra = in_u8(in);
 	struct vm_skb meta = { .gso_segs = gso[extra & 3], .cb[0] = (extra >> 2) * 997 };
 	struct sum got = { 0 }, want = { 0 };
-	struct layout lay = p->lay;
+	struct layout lay = p->x[0].lay;
 	struct counter overflow;
 	struct bpf_insn *insns;
 	struct vm *vm = vm_new(1);
@@ -181,7 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(expr, data, len);
 	expr[len] = '\0';
-	if (program_build(&p, expr, &o, &err)) {
+	if (program_build(&p, (const char *const *)&expr, 1, &o, &err)) {
 		check_error(expr, &err);
 	} else {
 		check_program(expr, &p, &in);

@@ -5,7 +5,8 @@
 # where clause and a range of where clauses, on a file of crafted frames
 # (VLAN and QinQ tags, IPv6 extension headers, fragments, cut frames),
 # with the JIT on and off: a differential test of the engine against the
-# real verifier, interpreter and JIT.
+# real verifier, interpreter and JIT.  Then the same expressions eight at
+# a time in one program (-e ... -e ...).
 . /tests/tap.sh
 . /tests/guest/lib.sh
 
@@ -24,7 +25,8 @@ count by vlan.id, ip.proto where vlan and udp
 count by ip.src, udp.srcport where len > 100"
 
 n=$(echo "$exprs" | wc -l)
-plan $((2 * n + 1))
+groups=$(((n + 7) / 8))
+plan $((2 * n + 2 * groups + 1))
 ok "the JIT can be turned off" sh -c 'echo 0 >/proc/sys/net/core/bpf_jit_enable'
 for jit in 1 0; do
 	echo $jit >/proc/sys/net/core/bpf_jit_enable 2>/dev/null
@@ -41,5 +43,24 @@ for jit in 1 0; do
 	done <<END
 $exprs
 END
+	# the same, eight expressions to a program
+	for g in $(seq 1 $groups); do
+		set --
+		while read -r e; do
+			set -- "$@" -e "$e"
+		done <<END
+$(echo "$exprs" | sed -n "$((8 * g - 7)),$((8 * g))p")
+END
+		ebpfcount -r $F -n -F csv --max-keys 40 "$@" >/tmp/user.csv 2>&1
+		ebpfcount -r $F -n -F csv --max-keys 40 --engine kernel "$@" >/tmp/kernel.csv 2>&1
+		name="$tag: same rows: one program of $(($# / 2)) expressions ($g of $groups)"
+		if cmp -s /tmp/user.csv /tmp/kernel.csv &&
+		   [ "$(grep -c '^[0-9.]*,[0-9.]*,1,.*,total,' /tmp/user.csv)" = $(($# / 2)) ]; then
+			ok "$name" true
+		else
+			ok "$name" false
+			diff /tmp/user.csv /tmp/kernel.csv | head -10 | sed 's/^/# /'
+		fi
+	done
 done
 done_testing

@@ -21,12 +21,18 @@ keys), intervals against `tshark -q -z io,stat,I`, -c, standard input,
 every bad input (one line on stderr, exit 1), usage errors, and a peak RSS
 that does not grow with the file.
 
+Several expressions in one program (-e ... -e): each expression's final
+rows, overflow and total in JSON and CSV are those it gets alone (which
+equal tshark's), the human table names each; usage errors of -e.
+
 Last, TAGGED: QinQ (keys read through both tags, eth.type after them,
 vlan.id the outer tag's, which tshark calls ieee8021ad.id), a single tag,
 and transport keys behind IPv6 extension headers.
 """
 import ast
 import collections
+import csv
+import io
 import json
 import os
 import re
@@ -635,6 +641,88 @@ def check_usage(t, base):
                                                          r.stdout[:300]))
 
 
+def chunks(xs, n):
+    return [xs[i:i + n] for i in range(0, len(xs), n)]
+
+
+def parse_multi(text, fmt, exprs):
+    """{expr: final interval} of a program of several expressions."""
+    fins = {}
+    if fmt == "json":
+        for e in exprs:
+            lines = [ln for ln in text.splitlines() if json.loads(ln).get("expr") == e]
+            fins[e] = final_of(parse_json("\n".join(lines), e))
+        return fins
+    lines = list(csv.reader(io.StringIO(text)))
+    head = lines[0]
+    if head[:5] != ["time", "interval", "final", "expr", "kind"]:
+        raise ValueError("CSV header %r" % head)
+    for e in exprs:
+        cols = []
+        for k in keys_of(e):
+            cols.append(next(i for i in range(5, len(head) - 3)
+                             if head[i] == k.split("/")[0] and i not in cols))
+        cur, ivs = None, []
+        for c in lines[1:]:
+            if c[3] != e:
+                continue
+            if cur is None:
+                cur = {"time": c[0], "final": c[2] == "1", "rows": {}}
+            counts = [int(c[-2]), int(c[-1])]
+            if c[4] == "row":
+                add_row(cur["rows"], tuple(c[i] if c[i] != "" else "-" for i in cols)
+                        + (c[-3],), counts)
+            elif c[4] in ("overflow", "total"):
+                cur[c[4]] = counts
+                if c[4] == "total":
+                    ivs.append(cur)
+                    cur = None
+        fins[e] = final_of(ivs)
+    return fins
+
+
+def check_multi(t, base, alone):
+    """Eight expressions to a program: each one's final figures as alone."""
+    groups = chunks(WHERE_EXPRS, 8)
+    for fmt in ("json", "csv"):
+        for g in groups:
+            args = ["-r", base, "-F", fmt] + [a for e in g for a in ("-e", e)]
+            r = ebpfcount(args)
+            try:
+                fins = parse_multi(r.stdout, fmt, g)
+            except (ValueError, KeyError, IndexError, StopIteration) as e:
+                fins = {"error": str(e)}
+            bad = [e for e in g if fins.get(e) is None or alone[e] is None or
+                   any(fins[e][k] != alone[e][k] for k in ("rows", "overflow", "total"))]
+            if not t.ok(r.returncode == 0 and not r.stderr and not bad and "error" not in fins,
+                        "-F %s: one program of %d expressions: each one's rows as alone"
+                        % (fmt, len(g))):
+                t.diag("exit %d %s; differ: %s\n%s" % (r.returncode, r.stderr, bad,
+                                                      r.stdout[-1500:]))
+    g = groups[0][:3]
+    r = ebpfcount(["-r", base] + [a for e in g for a in ("-e", e)])
+    heads = [ln for ln in r.stdout.splitlines() if ln.startswith("total since start:")]
+    if not t.ok(r.returncode == 0 and len(heads) == len(g) and
+                all(h.endswith("  " + e) for h, e in zip(heads, g)),
+                "-F human: each expression's table is headed by its text"):
+        t.diag(r.stdout[-1500:])
+    for args, name in ((["-e", "count", "count by ip.proto"], "-e and an argument"),
+                       (["-e", "count", "-e", "count"], "an expression given twice"),
+                       ([a for i in range(9) for a in ("-e", "count by ip.src/%d" % (i + 8))],
+                        "nine expressions")):
+        r = ebpfcount(["-r", base] + args)
+        if not t.ok(r.returncode == 2 and r.stderr.startswith("ebpfcount: ") and not r.stdout,
+                    "%s is a usage error (exit 2)" % name):
+            t.diag("exit %d stderr %r stdout %r" % (r.returncode, r.stderr, r.stdout[:300]))
+    r = ebpfcount(["-r", base, "-e", "count by ip.proto", "-e", "count by ip.bogus"])
+    want = ["ebpfcount: bad expression at column 10: unknown field 'ip.bogus' "
+            "(see ebpfcount --list-fields)", "  count by ip.bogus", "           ^"]
+    if not t.ok(r.returncode == 1 and r.stderr.splitlines()[:1] and
+                r.stderr.splitlines()[1:] == want[1:] and not r.stdout,
+                "a bad second expression: shown with the caret under its error"):
+        t.diag("exit %d stderr %r" % (r.returncode, r.stderr))
+
+
 def main():
     t = tap.Tap()
     for tool in ("tshark", "tcpdump", "editcap"):
@@ -651,6 +739,7 @@ def main():
            + 5 * (len(variants_exprs) + 1) + 2 * 2    # cooked and raw IP
            + len(EXPRS)                     # snapshot length
            + 12 + 3 + 1                     # bad input, usage, peak RSS
+           + 2 * len(chunks(WHERE_EXPRS, 8)) + 5  # several expressions
            + len(TAGGED))
     with tempfile.TemporaryDirectory() as d:
         base = os.path.join(d, "base.pcap")
@@ -662,8 +751,9 @@ def main():
         # 1. every expression of 50-vm-count.t: CSV and JSON final rows
         for expr in WHERE_EXPRS:
             count_check(t, base, expr, frames, d, ts_index, "csv")
+        alone = {}
         for expr in WHERE_EXPRS:
-            count_check(t, base, expr, frames, d, ts_index, "json")
+            alone[expr] = count_check(t, base, expr, frames, d, ts_index, "json")
         # the where clause sees tags as tcpdump -r does: 'udp port 9' passes
         # untagged frames only, 'vlan and ...' the tagged ones
         qinq = os.path.join(d, "qinq.pcap")
@@ -746,12 +836,15 @@ def main():
             count_check(t, snap, expr, sframes, d, ts_index, "csv",
                         name="snaplen %d: '%s'" % (SNAP, expr))
 
-        # 6. bad input, usage errors, memory
+        # 6. several expressions in one program
+        check_multi(t, base, alone)
+
+        # 7. bad input, usage errors, memory
         check_bad_inputs(t, d, base)
         check_usage(t, base)
         check_rss(t, d, base)
 
-        # 7. VLAN tags and IPv6 extension headers
+        # 8. VLAN tags and IPv6 extension headers
         for name, specs, expr in TAGGED:
             path = os.path.join(d, "gap.pcap")
             craft(path, [sp for sp, _ in specs])

@@ -3,8 +3,9 @@
 # --textfile on the host (ebpfcount -r with the user engine: no bpf(2),
 # no socket): the exposition that Prometheus's node_exporter would read
 # passes promtool, its series add up to the totals ebpfcount prints,
-# label values are escaped, a file that cannot be written is one error
-# line, and nothing but the file is left beside it.
+# label values are escaped, several expressions are told apart by the
+# expr label and add up each to its own total, a file that cannot be
+# written is one error line, and nothing but the file is left beside it.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/tap.sh"
 E=$top/build/bin/ebpfcount
@@ -38,7 +39,7 @@ PY
 # sum NAME FILE: the sum of a metric's samples
 sum() { awk -v m="$1" '$1 ~ "^" m "({|$)" { s += $NF } END { print s + 0 }' "$2"; }
 
-plan 19
+plan 25
 
 expr='count by ip.src/24, udp.srcport'
 "$E" -r "$tmp/t.pcap" -F json --textfile "$tmp/m.prom" "$expr" >"$tmp/out.json"
@@ -79,6 +80,28 @@ out=$(promtool check metrics <"$tmp/e.prom" 2>&1)
 is "$?:$out" "0:" "promtool accepts the escaped expression"
 is "$(grep -o 'expr="[^}]*' "$tmp/e.prom")" 'expr="count by ip.proto where ip proto \\udp or ip proto \\tcp"' \
 	"backslashes escaped in the expr label"
+
+# Several expressions: an expr label on every series, each expression's
+# series adding up to its own total.
+e1='count by ip.proto' e2='count by ip.src/24, udp.srcport where udp' e3='count'
+"$E" -r "$tmp/t.pcap" -F json --textfile "$tmp/x.prom" -e "$e1" -e "$e2" -e "$e3" >"$tmp/x.json"
+out=$(promtool check metrics <"$tmp/x.prom" 2>&1)
+is "$?:$out" "0:" "several expressions: promtool accepts the exposition"
+is "$(grep -v '^#' "$tmp/x.prom" | grep -c '^ebpfcount_\(packets\|bytes\)_total{expr="')" \
+	"$(grep -c '^ebpfcount_\(packets\|bytes\)_total' "$tmp/x.prom")" "every series has an expr label"
+bad=
+for e in "$e1" "$e2" "$e3"; do
+	want=$(grep '"final": true' "$tmp/x.json" | grep -F "\"expr\": \"$e\"" |
+	       sed 's/.*"total": {"packets": \([0-9]*\), "bytes": \([0-9]*\)}}/\1 \2/')
+	grep -F "{expr=\"$e\"" "$tmp/x.prom" >"$tmp/x.one"
+	got="$(sum ebpfcount_packets_total "$tmp/x.one") $(sum ebpfcount_bytes_total "$tmp/x.one")"
+	[ -n "$want" ] && [ "$got" = "$want" ] || bad="$bad [$e: $got, want $want]"
+done
+is "$bad" "" "each expression's series add up to its own final total"
+is "$(grep '"final": true' "$tmp/x.json" | grep -c '"expr": ')" 3 "JSON: an expr in each final line"
+is "$(grep -c '^ebpfcount_build_info{version="[^"]*",expr="' "$tmp/x.prom")" 3 \
+	"ebpfcount_build_info: one series per expression"
+is "$(grep -c '^ebpfcount_keys{expr="' "$tmp/x.prom")" 3 "ebpfcount_keys: one series per expression"
 
 # A file that cannot be written: one line, exit 1, before counting.
 err=$("$E" -r "$tmp/t.pcap" -F none --textfile "$tmp/no/such/m.prom" count 2>&1)

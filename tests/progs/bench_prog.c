@@ -9,7 +9,8 @@
  *
  * CASE is NAME=ebpfcount:EXPRESSION, NAME=ebpfcount-ld:EXPRESSION (the
  * program that reads the frame with LD_ABS, as without CAP_PERFMON; see
- * src/frame.h) or NAME=FILE.bpf.o (the object's first
+ * src/frame.h), with several expressions in one program separated by
+ * ';' (ebpfcount -e ... -e ...), or NAME=FILE.bpf.o (the object's first
  * program; its counting map is called "counts").  Each case is loaded with
  * the JIT (bpf_jit_enable=1), then again interpreted (0); in each mode the
  * cases run in turn, ROUNDS times, on one test frame, REPEAT times per run
@@ -22,7 +23,8 @@
  * INSNS: instructions loaded; XLATED: instructions after the verifier's
  * rewrites (bpf_prog_info.xlated_prog_len / 8); JITED: bytes of machine
  * code (0 interpreted); NS: median ns per packet (wall clock).  Afterwards
- * every counting map must hold exactly the packets run through it.
+ * every counting map (each expression's) must hold exactly the packets run
+ * through it.
  *
  * The frame is Ethernet/IPv4/TCP 198.18.0.2:40000 -> 198.18.0.1:443, 60
  * bytes.  BPF_PROG_TEST_RUN treats the first 14 bytes of its input as an
@@ -64,13 +66,15 @@ static unsigned char pkt[14 + 60] = {
 
 struct bcase {
 	const char *name;
-	const char *expr;	/* ebpfcount expression, or NULL */
+	const char *expr;	/* ebpfcount expressions, or NULL */
+	const char *exprs[MAX_EXPRS];
+	int nx;
 	enum frame_mode mode;
 	const char *obj;	/* clang object, or NULL */
 	/* loaded */
 	int fd, insns;
 	struct program p;
-	struct maps m;
+	struct maps m[MAX_EXPRS];
 	struct bpf_object *bo;
 	int map_fd;
 	unsigned long long runs;
@@ -101,14 +105,19 @@ static void set_jit(int on)
 static void load_ebpfcount(struct bcase *c)
 {
 	struct build_opts bo = { .allowed = c->mode };
+	int fds[MAP_SLOT(MAX_EXPRS, 0)], i, k;
 	struct build_error berr;
 	char err[1024];
 
-	if (program_build(&c->p, c->expr, &bo, &berr))
-		die("%s: %s (column %d)", c->expr, berr.msg, berr.pos + 1);
-	if (maps_create(&c->m, &c->p.lay, maps_kernel(), err, sizeof(err)))
-		die("%s: %s", c->expr, err);
-	c->fd = load_program(&c->p.e, c->m.fd, 0, err, sizeof(err));
+	if (program_build(&c->p, c->exprs, c->nx, &bo, &berr))
+		die("%s: %s (column %d)", c->exprs[berr.expr], berr.msg, berr.pos + 1);
+	for (i = 0; i < c->nx; i++) {
+		if (maps_create(&c->m[i], &c->p.x[i].lay, maps_kernel(), err, sizeof(err)))
+			die("%s: %s", c->exprs[i], err);
+		for (k = 0; k < NR_MAPS; k++)
+			fds[MAP_SLOT(i, k)] = c->m[i].fd[k];
+	}
+	c->fd = load_program(&c->p.e, fds, 0, err, sizeof(err));
 	if (c->fd < 0)
 		die("%s: %s", c->expr, err);
 	c->insns = c->p.e.len;
@@ -135,9 +144,12 @@ static void load_object(struct bcase *c)
 
 static void unload(struct bcase *c)
 {
+	int i;
+
 	if (c->expr) {
 		close(c->fd);
-		maps_close(&c->m);
+		for (i = 0; i < c->nx; i++)
+			maps_close(&c->m[i]);
 		program_free(&c->p);
 	} else {
 		bpf_object__close(c->bo);
@@ -169,20 +181,27 @@ static int add_packets(const unsigned char *key, const struct counter *sum, void
 	return 0;
 }
 
-/* Packets in the counting map: every key, every possible CPU. */
+/*
+ * Packets in the counting map: every key, every possible CPU; of several
+ * expressions', the one that counted least.
+ */
 static unsigned long long counted(struct bcase *c)
 {
-	unsigned long long n = 0;
+	unsigned long long n = 0, least = ~0ull;
 	int ncpus = libbpf_num_possible_cpus(), i;
 	struct counter ovf, *vals;
 	unsigned char key[64], next[64];
 	void *prev = NULL;
 
-	if (c->expr) {
-		if (maps_read(&c->m, add_packets, &n, &ovf))
+	for (i = 0; c->expr && i < c->nx; i++) {
+		n = 0;
+		if (maps_read(&c->m[i], add_packets, &n, &ovf))
 			die("%s: cannot read the counters", c->name);
-		return n + ovf.packets;
+		if (n + ovf.packets < least)
+			least = n + ovf.packets;
 	}
+	if (c->expr)
+		return least;
 	if (c->map_fd < 0)
 		return c->runs;		/* the floor counts nothing */
 	vals = calloc(ncpus, sizeof(*vals));
@@ -232,6 +251,7 @@ int main(int argc, char **argv)
 {
 	struct bcase cases[MAX_CASES];
 	int repeat = 1000000, rounds = 5, n = 0, alone = 0, mode, first, last, i, r, opt;
+	char *s, *semi;
 	cpu_set_t set;
 
 	while ((opt = getopt(argc, argv, "1r:n:")) != -1) {
@@ -260,6 +280,14 @@ int main(int argc, char **argv)
 			cases[n].mode = FRAME_LD_ABS;
 		} else
 			cases[n].obj = eq + 1;
+		for (s = (char *)cases[n].expr; s; s = semi ? semi + 1 : NULL) {
+			semi = strchr(s, ';');
+			if (semi)
+				*semi = '\0';
+			if (cases[n].nx == MAX_EXPRS)
+				goto usage;
+			cases[n].exprs[cases[n].nx++] = s;
+		}
 	}
 	libbpf_set_print(quiet);
 	CPU_ZERO(&set);

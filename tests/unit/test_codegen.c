@@ -19,9 +19,11 @@
  * jump lands forward inside it and never in the middle of a 64-bit load,
  * stack accesses stay in the 512-byte frame, the program with a where
  * clause is the one without it plus the filter after the first
- * instruction, and the key
- * layout is the array for one one-byte key (or none) and an 8-aligned hash
- * key otherwise.
+ * instruction, and the key layout is the array for one one-byte key (or
+ * none) and an 8-aligned hash key otherwise.
+ *
+ * An expression " ; " another is a program of several expressions (-e),
+ * checked the same way but for the where clause's insertion.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -56,6 +58,10 @@ static const struct golden goldens[] = {
 	{ "count by ipv6.dst/64", "ipv6.dst-64-ld_abs", FRAME_LD_ABS },
 	{ "count by ip.proto where tcp port 443", "ip.proto_where_tcp_port_443-ld_abs",
 	  FRAME_LD_ABS },
+	{ "count by ip.proto ; count by ip.src/24, tcp.dstport where tcp port 443",
+	  "multi_ip.proto_ip.src-24_tcp.dstport_where", FRAME_WINDOW },
+	{ "count by ip.proto ; count by ip.src/24, tcp.dstport where tcp port 443",
+	  "multi_ip.proto_ip.src-24_tcp.dstport_where-ld_abs", FRAME_LD_ABS },
 };
 
 /* How the programs compiled next read the frame. */
@@ -77,6 +83,15 @@ static const char *const exprs[] = {
 	"count by ipv6.nxt where ip6 and len > 100",
 	"count by eth.type where not (net 198.18.0.0/16 or host 10.0.0.1)",
 	"count by icmp.type where icmp[icmptype] == icmp-echo",
+	"count ; count by ip.proto",
+	"count by vlan.id ; count by eth.type where vlan 42",
+	"count by ipv6.dst/64, udp.dstport ; count by tcp.flags where tcp ; count by icmpv6.type",
+	"count by ip.proto where udp ; count by ip.proto where tcp ; count by ip.proto where icmp",
+	"count by frame.len ; count by ip.ttl ; count by ip.src ; count by ip.dst ; "
+	"count by tcp.srcport ; count by udp.srcport ; count by eth.src ; count by vlan.id",
+	"count by eth.src, eth.dst, eth.type, vlan.id, ip.src, ip.dst, ip.proto, ip.ttl ; "
+	"count by ipv6.src, ipv6.dst, ipv6.nxt, icmpv6.type, udp.srcport, udp.dstport, "
+	"tcp.srcport, tcp.dstport where ip6 ; count by tcp.flags where tcp[tcpflags] & tcp-syn != 0",
 };
 
 #define prog program
@@ -86,8 +101,11 @@ static int compile(const char *expr, struct prog *p, int filtered, char *err, si
 {
 	struct build_opts bo = { .allowed = frame_mode };
 	const char *where = strstr(expr, " where ");
+	static char bare[512], parts[MAX_EXPRS][512];
+	const char *x[MAX_EXPRS];
 	struct build_error berr;
-	char bare[512];
+	const char *sep;
+	int n;
 
 	/* the sll.* keys: as for a capture file that has them */
 	if (strstr(expr, "sll."))
@@ -97,9 +115,17 @@ static int compile(const char *expr, struct prog *p, int filtered, char *err, si
 		snprintf(bare, sizeof(bare), "%.*s", (int)(where - expr), expr);
 		expr = bare;
 	}
-	if (program_build(p, expr, &bo, &berr)) {
+	/* several expressions: the parts, which must outlive p */
+	for (n = 0; (sep = strstr(expr, " ; ")) && n < MAX_EXPRS - 1; expr = sep + 3, n++) {
+		snprintf(parts[n], sizeof(parts[n]), "%.*s", (int)(sep - expr), expr);
+		x[n] = parts[n];
+	}
+	snprintf(parts[n], sizeof(parts[n]), "%s", expr);
+	x[n] = parts[n];
+	if (program_build(p, x, n + 1, &bo, &berr)) {
 		emit_init(&p->e);
-		snprintf(err, errlen, "%.200s at %d", berr.msg, berr.pos);
+		snprintf(err, errlen, "%.200s at %d of expression %d", berr.msg, berr.pos,
+			 berr.expr + 1);
 		return -1;
 	}
 	return 0;
@@ -312,11 +338,12 @@ static const char *check_where(const char *expr, const struct prog *with)
 		emit_free(&bare.e);
 		return why;
 	}
-	if (with->q.filter) {
+	if (with->x[0].q.filter) {
 		emit_free(&bare.e);
 		emit_init(&bare.e);
-		if (codegen(&bare.q, &bare.lay, &accept_all, 1, frame_mode, 0, &bare.e, err,
-			    sizeof(err))) {
+		struct codegen_expr x = { &bare.x[0].q, &bare.x[0].lay, &accept_all, 1 };
+
+		if (codegen(&x, 1, frame_mode, 0, &bare.e, err, sizeof(err))) {
 			snprintf(why, sizeof(why), "with an empty filter: %s", err);
 			emit_free(&bare.e);
 			return why;
@@ -324,11 +351,11 @@ static const char *check_where(const char *expr, const struct prog *with)
 	}
 	pb = prologue_len(&bare.e);
 	k = (with->e.len - pw) - (bare.e.len - pb);
-	if (!with->q.filter && (k || pw != pb))
+	if (!with->x[0].q.filter && (k || pw != pb))
 		snprintf(why, sizeof(why), "no where clause, yet %d more instructions", k);
-	else if (with->q.filter && k < 1)
+	else if (with->x[0].q.filter && k < 1)
 		snprintf(why, sizeof(why), "the where clause added %d instructions", k);
-	else if (with->q.filter && (pw == PROLOGUE_COPY) != (frame_mode == FRAME_WINDOW))
+	else if (with->x[0].q.filter && (pw == PROLOGUE_COPY) != (frame_mode == FRAME_WINDOW))
 		snprintf(why, sizeof(why), "the window is copied %s", pw == PROLOGUE_COPY ?
 			 "in LD_ABS mode" :
 			 "not before the where clause");
@@ -381,8 +408,9 @@ static const char *check_layout(const struct query *q, const struct layout *lay)
 static void check_structure(const char *expr)
 {
 	const char *why;
-	char err[256], name[200];
+	char err[256], name[400];
 	struct prog p;
+	int i;
 
 	snprintf(name, sizeof(name), "'%s'%s: compiles", expr,
 		 frame_mode == FRAME_LD_ABS ? " (LD_ABS)" : "");
@@ -394,10 +422,10 @@ static void check_structure(const char *expr)
 	why = check_flow(&p.e);
 	if (!why)
 		why = check_stack(&p.e);
-	if (!why)
+	if (!why && p.nx == 1)
 		why = check_where(expr, &p);
-	if (!why)
-		why = check_layout(&p.q, &p.lay);
+	for (i = 0; !why && i < p.nx; i++)
+		why = check_layout(&p.x[i].q, &p.x[i].lay);
 	snprintf(name, sizeof(name), "'%s'%s: structure (%d insns)", expr,
 		 frame_mode == FRAME_LD_ABS ? " (LD_ABS)" : "", p.e.len);
 	if (!unit_ok(!why, name))
@@ -415,7 +443,7 @@ static void check_array_keys(void)
 	int ok;
 
 	compile("count by ip.proto", &p, 0, err, sizeof(err));
-	lay = p.lay;
+	lay = p.x[0].lay;
 	layout_key_from_index(&lay, 6, key);
 	ok = key[0] == KEY_PRESENT && key[lay.val_off[0]] == 6;
 	layout_key_from_index(&lay, 255, key);
@@ -429,8 +457,8 @@ static void check_array_keys(void)
 
 	compile("count", &p, 0, err, sizeof(err));
 	memset(key, 0xff, sizeof(key));
-	layout_key_from_index(&p.lay, 0, key);
-	unit_ok(p.lay.row_size == 4 && !key[0] && !key[3],
+	layout_key_from_index(&p.x[0].lay, 0, key);
+	unit_ok(p.x[0].lay.row_size == 4 && !key[0] && !key[3],
 		"layout_key_from_index: 'count' has one zero key");
 	emit_free(&p.e);
 }
@@ -450,10 +478,11 @@ static void check_too_large(void)
 	for (i = 0; i < BPF_MAXINSNS - 1; i++)
 		f[i] = (struct sock_filter){ BPF_LD | BPF_H | BPF_ABS, 0, 0, 12 };
 	f[BPF_MAXINSNS - 1] = (struct sock_filter){ BPF_RET | BPF_K, 0, 0, 0xffff };
-	parse_query("count by ip.proto", &p.q, &perr);
-	layout_query(&p.q, 0, &p.lay);
+	parse_query("count by ip.proto", &p.x[0].q, &perr);
+	layout_query(&p.x[0].q, 0, &p.x[0].lay);
 	emit_init(&p.e);
-	ret = codegen(&p.q, &p.lay, f, BPF_MAXINSNS, FRAME_WINDOW, 0, &p.e, err, sizeof(err));
+	ret = codegen(&(struct codegen_expr){ &p.x[0].q, &p.x[0].lay, f, BPF_MAXINSNS }, 1,
+		      FRAME_WINDOW, 0, &p.e, err, sizeof(err));
 	if (!unit_ok(ret == -1 && p.e.err == -E2BIG && strstr(err, "program too large"),
 		     "a where clause of 4095 loads: 'program too large'"))
 		printf("#   ret %d, len %d, err %d '%s'\n", ret, p.e.len, p.e.err, ret ? err : "");

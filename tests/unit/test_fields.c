@@ -68,7 +68,7 @@ static int build(const char *expr, unsigned int max_keys, struct prog *p, char *
 	if (strstr(expr, "sll."))
 		bo.src.linktype = "LINUX_SLL2";
 
-	if (program_build(p, expr, &bo, &berr)) {
+	if (program_build(p, &expr, 1, &bo, &berr)) {
 		emit_init(&p->e);
 		snprintf(err, errlen, "%.200s at %d", berr.msg, berr.pos);
 		return -1;
@@ -189,7 +189,7 @@ static void collect(const struct layout *lay, struct counts *c)
 /* The CSV of the final figures, without the time columns. */
 static char *csv(const struct prog *p, const struct counts *c)
 {
-	struct output o = { .q = &p->q, .lay = &p->lay };
+	struct output o = { .x = p->x, .nx = 1 };
 	char *text = NULL, *out, *s, *d;
 	size_t size;
 
@@ -228,7 +228,7 @@ static int helper(const char *file, const char *expr, unsigned int max_keys)
 	pcap_t *pc;
 	int ret;
 
-	if (build(expr, max_keys, &p, err, sizeof(err)) || make_maps(&p.lay)) {
+	if (build(expr, max_keys, &p, err, sizeof(err)) || make_maps(&p.x[0].lay)) {
 		fprintf(stderr, "test_fields: '%s': %s\n", expr, err);
 		return 1;
 	}
@@ -247,7 +247,7 @@ static int helper(const char *file, const char *expr, unsigned int max_keys)
 			c.traps, c.why, c.nonzero);
 		return 1;
 	}
-	collect(&p.lay, &c);
+	collect(&p.x[0].lay, &c);
 	text = csv(&p, &c);
 	fputs(text, stdout);
 	free(text);
@@ -392,7 +392,7 @@ static void check_case(const struct tcase *t)
 	int i;
 
 	memset(&c, 0, sizeof(c));
-	if (build(t->expr, t->max_keys, &p, err, sizeof(err)) || make_maps(&p.lay)) {
+	if (build(t->expr, t->max_keys, &p, err, sizeof(err)) || make_maps(&p.x[0].lay)) {
 		unit_ok(0, t->expr);
 		printf("#   %s\n", err);
 		return;
@@ -418,7 +418,7 @@ static void check_case(const struct tcase *t)
 		 mode_tag[frame_mode], i);
 	if (!unit_ok(!c.traps && !c.nonzero, name))
 		printf("#   %d traps (%s), %d non-zero\n", c.traps, c.why, c.nonzero);
-	collect(&p.lay, &c);
+	collect(&p.x[0].lay, &c);
 	text = csv(&p, &c);
 	snprintf(name, sizeof(name), "'%s'%s: counts", t->expr, mode_tag[frame_mode]);
 	unit_streq(text, t->want, name);
@@ -446,7 +446,7 @@ static void check_every_length(const char *expr, unsigned int max_keys)
 	unsigned int k, len, cut, runs = 0;
 
 	memset(&c, 0, sizeof(c));
-	if (build(expr, max_keys, &p, err, sizeof(err)) || make_maps(&p.lay)) {
+	if (build(expr, max_keys, &p, err, sizeof(err)) || make_maps(&p.x[0].lay)) {
 		unit_ok(0, expr);
 		printf("#   %s\n", err);
 		return;
@@ -460,7 +460,7 @@ static void check_every_length(const char *expr, unsigned int max_keys)
 			run(&p, &skb, &c);
 		}
 	}
-	collect(&p.lay, &c);
+	collect(&p.x[0].lay, &c);
 	snprintf(name, sizeof(name), "'%s'%s%s: each of %u cut frames counted once", expr,
 		 max_keys ? " in 2 keys" : "", mode_tag[frame_mode], runs);
 	if (!unit_ok(!c.traps && !c.nonzero && c.iv.total.packets == runs, name))

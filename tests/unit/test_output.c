@@ -261,27 +261,28 @@ static char *print_case(const struct ocase *c, double time)
 	struct row rows[5];
 	struct parse_error perr;
 	struct output o = { .numeric = c->numeric, .top = c->top };
-	struct layout lay;
-	struct query q;
+	struct expr x = { .text = c->expr };
+	struct query *q = &x.q;
+	struct layout *lay = &x.lay;
 	char *text = NULL;
 	size_t size, i;
 	int j;
 
-	if (parse_query(c->expr, &q, &perr))
+	if (parse_query(c->expr, q, &perr))
 		return NULL;
 	if (!strcmp(c->format, "prometheus") || !strcmp(c->format, "openmetrics"))
 		output_init_exposition(&o, !strcmp(c->format, "openmetrics"));
 	else if (output_init(&o, c->format))
 		return NULL;
-	layout_query(&q, 0, &lay);
-	o.q = &q;
-	o.lay = &lay;
+	layout_query(q, 0, lay);
+	o.x = &x;
+	o.nx = 1;
 	memset(keys, 0, sizeof(keys));
 	iv.rows = rows;
 	iv.overflow = iv.total = c->overflow;
 	for (i = 0; i < 5 && c->rows[i].packets; i++) {
-		for (j = 0; j < q.nkeys; j++)
-			encode(&q.keys[j], c->rows[i].k[j], &keys[i][j], keys[i] + lay.val_off[j]);
+		for (j = 0; j < q->nkeys; j++)
+			encode(&q->keys[j], c->rows[i].k[j], &keys[i][j], keys[i] + lay->val_off[j]);
 		rows[i] = (struct row){ keys[i], { c->rows[i].packets, c->rows[i].bytes } };
 		iv.total.packets += c->rows[i].packets;
 		iv.total.bytes += c->rows[i].bytes;

@@ -4,13 +4,17 @@
 
 The peer sends crafted frames (tests/progs/craft.c) with a source MAC of
 their own; ebpfcount on the main guest counts them with several expressions
-at once, each restricted to that MAC by its where clause.  The same frames,
+at once, each restricted to that MAC by its where clause: one process per
+expression, and one process with all of them in one program (-e ... -e),
+whose rows must be the same.  The same frames,
 written to a pcap file on the host, are decoded by tshark: its per-frame
 field values, counted, are what ebpfcount must report, row for row, in
 packets and bytes.  Where ebpfcount knows more than tshark prints (an
 absent versus a truncated field), the spec table says what to expect.
 """
 import collections
+import csv
+import io
 import os
 import subprocess
 import sys
@@ -64,6 +68,10 @@ EXPRS = [
     "count by frame.len, eth.dst",
     "count",
 ]
+
+
+# One program of several expressions (-e): as many as one program takes.
+MULTI = EXPRS[:8]
 
 
 def specs():
@@ -128,6 +136,29 @@ def measured(csv_text, nkeys):
     return rows, truncated
 
 
+def measured_multi(csv_text, expr):
+    """The rows of expression expr in the CSV of a program of several: the
+    expr column names it; its keys take the first columns of their names."""
+    rows = collections.defaultdict(lambda: [0, 0])
+    truncated = 0
+    lines = list(csv.reader(io.StringIO(csv_text)))
+    if not lines or lines[0][:5] != ["time", "interval", "final", "expr", "kind"]:
+        return rows, -1
+    head, cols = lines[0], []
+    for k in keys_of(expr):
+        cols.append(next(i for i in range(5, len(head) - 3)
+                         if head[i] == k.split("/")[0] and i not in cols))
+    for c in lines[1:]:
+        if c[3] != expr or c[2] != "1" or c[4] != "row":
+            continue
+        key = tuple(c[i] if c[i] != "" else "-" for i in cols)
+        rows[key][0] += int(c[-2])
+        rows[key][1] += int(c[-1])
+        if c[-3] == "truncated":
+            truncated += int(c[-2])
+    return rows, truncated
+
+
 def guest_script():
     lines = [". /tests/guest/lib.sh", "pids="]
     for i, e in enumerate(EXPRS):
@@ -137,8 +168,12 @@ def guest_script():
     # where the kernel has moved the tag into the skb
     lines.append("ebpfcount -F csv 'count%s and vlan 42' >/tmp/vlan.csv 2>&1 &" % WHERE)
     lines.append("pids=\"$pids $!\"")
+    lines.append("ebpfcount -i eth0 -F csv %s >/tmp/multi.csv 2>&1 &"
+                 % " ".join("-e '%s'" % (e + WHERE) for e in MULTI))
+    lines.append("pids=\"$pids $!\"")
     lines += [
         "retry 60 test -s /tmp/vlan.csv",
+        "retry 60 test -s /tmp/multi.csv",
         "for i in $(seq 0 %d); do retry 60 test -s /tmp/out$i.csv || cat /tmp/err$i; done" % (len(EXPRS) - 1),
         "ip addr add 198.18.0.101/24 dev eth0",
         "timeout 300 tcpdump -i eth0 -Z root -c 1 -n 'ether src %s' >/dev/null 2>&1" % MARK,
@@ -147,6 +182,7 @@ def guest_script():
     ]
     for i in range(len(EXPRS)):
         lines += ["echo '=== %d'" % i, "cat /tmp/out%d.csv /tmp/err%d" % (i, i)]
+    lines += ["echo '=== multi'", "cat /tmp/multi.csv"]
     lines += ["echo '=== vlan'", "cat /tmp/vlan.csv"]
     return "\n".join(lines) + "\n"
 
@@ -159,7 +195,7 @@ def peer_command():
 
 def main():
     t = tap.Tap()
-    t.plan(2 * len(EXPRS) + 2)
+    t.plan(2 * len(EXPRS) + 2 * len(MULTI) + 2)
     with tempfile.TemporaryDirectory() as d:
         pcap = os.path.join(d, "frames.pcap")
         subprocess.run([os.path.join(TOP, "build/bin/craft"), "-q", "-w", pcap] + specs(), check=True)
@@ -179,6 +215,17 @@ def main():
             want = expected(pcap, e)
             t.is_deeply(dict(got), dict(want), "'%s': rows equal tshark's" % e)
             t.is_(trunc, expected_truncated(e), "'%s': truncated rows" % e)
+        multi = [o for o in outputs if o.startswith("multi\n")]
+        text = multi[0].split("\n", 1)[1] if multi else ""
+        failed = t.failed
+        for e in MULTI:
+            got, trunc = measured_multi(text, e + WHERE)
+            t.is_deeply(dict(got), dict(expected(pcap, e)),
+                        "one program of %d expressions: '%s': rows equal tshark's"
+                        % (len(MULTI), e))
+            t.is_(trunc, expected_truncated(e), "one program: '%s': truncated rows" % e)
+        if t.failed > failed:
+            t.diag(text[-3000:])
         vlan = outputs[-1] if outputs and outputs[-1].startswith("vlan") else ""
         total = [line.split(",")[-2] for line in vlan.splitlines() if ",1,total," in line]
         want = sum(int(o[2:]) for spec, _ in SPECS if "vlan=42" in spec
