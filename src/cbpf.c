@@ -61,6 +61,7 @@ struct cbpf {
 	bool accepts;		/* some path accepts the packet */
 	enum frame_mode mode;
 	int len_reg;
+	int keep_going;
 	char *err;
 	size_t errlen;
 };
@@ -456,11 +457,11 @@ static void emit_ld(struct cbpf *c, const struct sock_filter *s)
 			emit_anc(c, anc_of(s->k));
 		else
 			frame_load_checked(c->e, c->mode, BPF_SIZE(s->code), -1, s->k,
-					   c->len_reg, &c->reject);
+					   c->len_reg, c->keep_going, &c->reject);
 		break;
 	default:
 		frame_load_checked(c->e, c->mode, BPF_SIZE(s->code), REG_X, s->k,
-				   c->len_reg, &c->reject);
+				   c->len_reg, c->keep_going, &c->reject);
 		break;
 	}
 }
@@ -469,7 +470,8 @@ static void emit_ld(struct cbpf *c, const struct sock_filter *s)
 static void emit_msh(struct cbpf *c, const struct sock_filter *s)
 {
 	emit(c->e, BPF_MOV64_REG(REG_TMP, REG_A));
-	frame_load_checked(c->e, c->mode, BPF_B, -1, s->k, c->len_reg, &c->reject);
+	frame_load_checked(c->e, c->mode, BPF_B, -1, s->k, c->len_reg, c->keep_going,
+			   &c->reject);
 	emit(c->e, BPF_ALU32_IMM(BPF_AND, REG_A, 0xf));
 	emit(c->e, BPF_ALU32_IMM(BPF_LSH, REG_A, 2));
 	emit(c->e, BPF_MOV32_REG(REG_X, REG_A));
@@ -657,11 +659,13 @@ static int emit_all(struct cbpf *c, int *reject)
 }
 
 int cbpf_translate(struct emit *e, const struct sock_filter *f, unsigned int n,
-		   enum frame_mode mode, int len_reg, int *reject, char *err, size_t errlen)
+		   enum frame_mode mode, int len_reg, int keep_going, int *reject, char *err,
+		   size_t errlen)
 {
 	struct cbpf c = {
 		.e = e, .f = f, .n = n, .accept = NO_JUMP, .reject = NO_JUMP,
-		.mode = mode, .len_reg = len_reg, .err = err, .errlen = errlen,
+		.mode = mode, .len_reg = len_reg, .keep_going = keep_going,
+		.err = err, .errlen = errlen,
 	};
 	int ret = check(&c);
 

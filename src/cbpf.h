@@ -31,15 +31,18 @@
  * code emitted next; rejected ones jump to the patch list *reject, which
  * the caller patches (jumps are appended to whatever *reject holds).
  * A load beyond the packet end rejects the packet, as in classic BPF:
- * in FRAME_WINDOW mode the caller has copied the window (frame_copy())
- * and holds the frame length in len_reg, which is preserved; an LD_ABS
- * past the end ends the program with return 0.
+ * in FRAME_WINDOW mode the caller has copied the window (frame_copy());
+ * the frame length is in len_reg, which is preserved; an LD_ABS past the
+ * end ends the program with return 0, unless keep_going (a where clause
+ * with more to count after it): then it jumps to *reject, and len_reg
+ * must hold the length in FRAME_LD_ABS mode too.
  *
  * Returns 0, or a negative errno with a one-line message in err: -EINVAL
  * for a program that is malformed or uses what eBPF cannot express here
  * (then nothing has been emitted), e->err when the buffer failed.
  */
 int cbpf_translate(struct emit *e, const struct sock_filter *f, unsigned int n,
-		   enum frame_mode mode, int len_reg, int *reject, char *err, size_t errlen);
+		   enum frame_mode mode, int len_reg, int keep_going, int *reject, char *err,
+		   size_t errlen);
 
 #endif

@@ -911,13 +911,19 @@ static void gen_expr(struct gen *g, const struct codegen_expr *x, int i)
 	g->next = NO_JUMP;
 }
 
-/* Its where clause, its rejects to g->next (r9 = the frame length). */
-static int gen_where(struct gen *g, const struct codegen_expr *x, char *err, size_t errlen)
+/*
+ * Its where clause, its rejects to g->next (r9 = the frame length); a
+ * read past the frame's end must not end the program when more is counted
+ * after it (keep_going).
+ */
+static int gen_where(struct gen *g, const struct codegen_expr *x, int keep_going, char *err,
+		     size_t errlen)
 {
 	if (!x->filter)
 		return 0;
 	emit_note(g->e, "where: the pcap filter, translated");
-	return cbpf_translate(g->e, x->filter, x->n, g->mode, R_L4, &g->next, err, errlen);
+	return cbpf_translate(g->e, x->filter, x->n, g->mode, R_L4, keep_going, &g->next, err,
+			      errlen);
 }
 
 int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned int loopback,
@@ -945,7 +951,7 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 	if (nx == 1) {
 		/* the where clause first: what it rejects needs no analysis */
 		gen_expr(&g, x, 0);
-		if (gen_where(&g, x, err, errlen))
+		if (gen_where(&g, x, 0, err, errlen))
 			return -1;
 		gen_key_init(&g);
 		gen_headers(&g);
@@ -965,7 +971,7 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		emit_note(e, i ? "the next expression" : "the first expression");
 		if (x[i].filter) {
 			frame_length(e, R_L4);
-			if (gen_where(&g, &x[i], err, errlen))
+			if (gen_where(&g, &x[i], i < nx - 1, err, errlen))
 				return -1;
 		}
 		gen_key_init(&g);

@@ -151,12 +151,29 @@ void frame_load_net(struct emit *e, int size, int base, int off)
 	load_window(e, size, ptr, at, aligned(size, base, off), 1);
 }
 
+/* Past the frame's end (length in len_reg), n bytes at base + off: *reject. */
+static void check_end(struct emit *e, int base, int off, int n, int len_reg, int *reject)
+{
+	if (off < 0)
+		return;
+	if (base < 0) {
+		emit_jump(e, BPF_JMP_IMM(BPF_JLT, len_reg, off + n, 0), reject);
+		return;
+	}
+	/* base: classic BPF's X, 32 bits: no 64-bit sum overflows */
+	emit(e, BPF_MOV64_REG(BPF_REG_1, base));
+	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, off + n));
+	emit_jump(e, BPF_JMP_REG(BPF_JGT, BPF_REG_1, len_reg, 0), reject);
+}
+
 void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base, int off,
-			int len_reg, int *reject)
+			int len_reg, int keep_going, int *reject)
 {
 	int n = bytes_of[size], slow = NO_JUMP, done = NO_JUMP;
 
 	if (mode == FRAME_LD_ABS || off < 0 || (base < 0 && off > FRAME_WIN_LEN - n)) {
+		if (keep_going)
+			check_end(e, base, off, n, len_reg, reject);
 		ld_abs(e, size, base, off);
 		return;
 	}
@@ -178,6 +195,8 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 	load_bytes(e, BPF_REG_3, 0, n);
 	emit_jump(e, BPF_JMP_A(0), &done);
 	emit_patch_here(e, slow);
+	if (keep_going)
+		check_end(e, base, off, n, len_reg, reject);
 	ld_abs(e, size, base, off);
 	emit_patch_here(e, done);
 }

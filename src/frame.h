@@ -77,10 +77,12 @@ void frame_window_base(struct emit *e, int reg);
  * The same for the translated where clause, with no alignment known and
  * no check made: a read past the frame's end (length in len_reg) jumps to
  * *reject; one past the window, or any in FRAME_LD_ABS mode, is an
- * LD_ABS/LD_IND.  Clobbers r1-r5.
+ * LD_ABS/LD_IND, which ends the program with return 0 past the end,
+ * unless keep_going: then it is checked first and jumps to *reject too
+ * (a negative offset, an ancillary one, is not checked).  Clobbers r1-r5.
  */
 void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base, int off,
-			int len_reg, int *reject);
+			int len_reg, int keep_going, int *reject);
 
 /*
  * Copy n bytes at frame offset base + off (base < 0: at off) to the stack

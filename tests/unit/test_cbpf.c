@@ -398,10 +398,17 @@ static int ncases, naccepted;
 /* How the translations read the packet; the tables run in both modes. */
 static enum frame_mode mode;
 static const char *const mode_tag[] = { [FRAME_WINDOW] = "", [FRAME_LD_ABS] = " (LD_ABS)" };
+/*
+ * And whether a load past the end must reject rather than end the program
+ * (a where clause with another expression after it): the rejects then
+ * return 2, so that a program that ended early (0) is told from them.
+ */
+static int keep_going;
 
 /*
- * The translation wrapped as a whole program: accept 1, reject 0; in
- * FRAME_WINDOW mode after a copy of the window, with the length in r9.
+ * The translation wrapped as a whole program: accept 1, reject 0 (2 with
+ * keep_going); in FRAME_WINDOW mode after a copy of the window, with the
+ * length in r9 (also with keep_going).
  */
 static int translate(const struct sock_filter *f, unsigned int n,
 		     struct emit *e, char *err, size_t errlen)
@@ -410,15 +417,15 @@ static int translate(const struct sock_filter *f, unsigned int n,
 
 	emit_init(e);
 	emit(e, BPF_MOV64_REG(BPF_REG_6, BPF_REG_1));
-	if (mode == FRAME_WINDOW) {
+	if (mode == FRAME_WINDOW || keep_going)
 		emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_9, BPF_REG_6, offsetof(struct __sk_buff, len)));
+	if (mode == FRAME_WINDOW)
 		frame_copy(e, BPF_REG_9, FRAME_WIN_LEN);
-	}
-	ret = cbpf_translate(e, f, n, mode, BPF_REG_9, &reject, err, errlen);
+	ret = cbpf_translate(e, f, n, mode, BPF_REG_9, keep_going, &reject, err, errlen);
 	emit(e, BPF_MOV64_IMM(BPF_REG_0, 1));
 	emit(e, BPF_EXIT_INSN());
 	emit_patch_here(e, reject);
-	emit(e, BPF_MOV64_IMM(BPF_REG_0, 0));
+	emit(e, BPF_MOV64_IMM(BPF_REG_0, keep_going ? 2 : 0));
 	emit(e, BPF_EXIT_INSN());
 	return ret ? ret : e->err;
 }
@@ -451,7 +458,7 @@ static int run_row(const struct row *r, struct bpf_program *ref,
 		int want = r->oracle ? r->oracle(skb) : pcap_verdict(ref, p);
 
 		*accepted += want;
-		if (got == want)
+		if (got == (want ? 1 : keep_going ? 2 : 0))
 			continue;
 		bad++;
 		printf("#   %s: ebpf %ld%s%s, want %d\n", p->name, got,
@@ -482,9 +489,9 @@ static void test_row(const struct row *r)
 		unit_ok(0, r->expr);
 	} else {
 		bad = run_row(r, &ref, &e, &accepted);
-		snprintf(name, sizeof(name), "%s%s%s: %u classic -> %d ebpf insns, %d of %d accepted",
-			 r->live ? "live " : "", r->expr, mode_tag[mode], n, e.len - 5, accepted,
-			 NPKTS);
+		snprintf(name, sizeof(name), "%s%s%s%s: %u classic -> %d ebpf insns, %d of %d accepted",
+			 r->live ? "live " : "", r->expr, mode_tag[mode],
+			 keep_going ? " (keep going)" : "", n, e.len - 5, accepted, NPKTS);
 		/* A table where every packet gets one verdict tests little. */
 		if (!unit_ok(!bad && accepted > 0 && accepted < NPKTS, name)) {
 			dump_classic(f, n);
@@ -666,7 +673,7 @@ static void test_bad(const char *name, const struct sock_filter *f, unsigned int
 	struct emit e;
 
 	emit_init(&e);
-	ret = cbpf_translate(&e, f, n, FRAME_LD_ABS, BPF_REG_9, &reject, err, sizeof(err));
+	ret = cbpf_translate(&e, f, n, FRAME_LD_ABS, BPF_REG_9, 0, &reject, err, sizeof(err));
 	snprintf(tname, sizeof(tname), "refused: %s", name);
 	if (!unit_ok(ret == -EINVAL && e.len == 0 && reject == NO_JUMP &&
 		     strstr(err, msg), tname))
@@ -701,7 +708,7 @@ static void test_too_large(void)
 	emit_init(&e);
 	while (e.len < EMIT_MAX_INSNS - 1)
 		emit(&e, BPF_MOV64_IMM(BPF_REG_0, 0));
-	ret = cbpf_translate(&e, f, 4, FRAME_LD_ABS, BPF_REG_9, &reject, err, sizeof(err));
+	ret = cbpf_translate(&e, f, 4, FRAME_LD_ABS, BPF_REG_9, 0, &reject, err, sizeof(err));
 	if (!unit_ok(ret == -E2BIG && strstr(err, "program too large") &&
 		     reject == NO_JUMP, "refused: program too large"))
 		printf("#   ret %d, err '%s'\n", ret, err);
@@ -822,7 +829,7 @@ static void test_golden_ip(void)
 	emit_init(&e);
 	if (!filter_compile("ip", NULL, &prog, err, sizeof(err))) {
 		ret = cbpf_translate(&e, filter_insns(&prog), prog.bf_len, FRAME_LD_ABS,
-				     BPF_REG_9, &reject, err, sizeof(err));
+				     BPF_REG_9, 0, &reject, err, sizeof(err));
 		filter_free(&prog);
 	}
 	if (!unit_ok(!ret && e.len == 2 && reject == 1 &&
@@ -863,6 +870,12 @@ int main(void)
 			test_hand(&hands[i], &pkts[0]);
 		test_fuzz();
 	}
+	/* the table again, as where clauses of all but the last expression */
+	keep_going = 1;
+	for (mode = FRAME_WINDOW; mode <= FRAME_LD_ABS; mode++)
+		for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+			test_row(&rows[i]);
+	keep_going = 0;
 	printf("# %d filter x packet cases (%zu filters x %d packets, both modes), %d accepted\n",
 	       ncases, sizeof(rows) / sizeof(rows[0]), NPKTS, naccepted);
 	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++)
