@@ -42,8 +42,11 @@
 #include <stdio.h>
 #include <linux/bpf.h>
 
+#include "layout.h"
+
 #define VM_STACK_SIZE	512
-#define VM_MAX_MAPS	16
+/* each expression's: counts, overflow, and a bounded hash's two tables */
+#define VM_MAX_MAPS	(4 * MAX_EXPRS)
 #define VM_MAX_STEPS	(1 << 20)
 
 struct vm;

@@ -699,6 +699,20 @@ def check_multi(t, base, alone):
                         % (fmt, len(g))):
                 t.diag("exit %d %s; differ: %s\n%s" % (r.returncode, r.stderr, bad,
                                                       r.stdout[-1500:]))
+    # --max-keys: four maps an expression (two tables swapped), none too few
+    g = groups[0]
+    r = ebpfcount(["-r", base, "-F", "json", "--max-keys", "1000"] +
+                  [a for e in g for a in ("-e", e)])
+    try:
+        fins = parse_multi(r.stdout, "json", g)
+    except (ValueError, KeyError, IndexError) as e:
+        fins = {}
+    bad = [e for e in g if fins.get(e) is None or alone[e] is None or
+           any(fins[e][k] != alone[e][k] for k in ("rows", "overflow", "total"))]
+    if not t.ok(r.returncode == 0 and not r.stderr and not bad,
+                "--max-keys 1000: one program of %d expressions: each one's rows as alone"
+                % len(g)):
+        t.diag("exit %d %s; differ: %s" % (r.returncode, r.stderr, bad))
     g = groups[0][:3]
     r = ebpfcount(["-r", base] + [a for e in g for a in ("-e", e)])
     heads = [ln for ln in r.stdout.splitlines() if ln.startswith("total since start:")]
@@ -739,7 +753,7 @@ def main():
            + 5 * (len(variants_exprs) + 1) + 2 * 2    # cooked and raw IP
            + len(EXPRS)                     # snapshot length
            + 12 + 3 + 1                     # bad input, usage, peak RSS
-           + 2 * len(chunks(WHERE_EXPRS, 8)) + 5  # several expressions
+           + 2 * len(chunks(WHERE_EXPRS, 8)) + 6  # several expressions
            + len(TAGGED))
     with tempfile.TemporaryDirectory() as d:
         base = os.path.join(d, "base.pcap")
