@@ -3,7 +3,8 @@
 # clause and together, and a range of where clauses, load through the
 # kernel's verifier, both as root gets them (reading a copy of the frame
 # where that pays) and reading the frame with LD_ABS only (as without
-# CAP_PERFMON, through tests/progs/bench_prog); errors are one clear line.
+# CAP_PERFMON, through tests/progs/bench_prog), also eight expressions to
+# a program (-e); errors are one clear line.
 . /tests/tap.sh
 . /tests/guest/lib.sh
 
@@ -13,7 +14,7 @@ has() { echo "$1" | grep -q "$2"; }
 exprs=$(parser_table live)
 
 n=$(echo "$exprs" | wc -l)
-plan $((n + 11))
+plan $((n + 13))
 while read -r e; do
 	ok "loads: $e" quietly ebpfcount -i eth0 -c 1 -I 0.05 "$e"
 done <<END
@@ -32,6 +33,37 @@ $(echo "$exprs" | grep -v ' where \|sll\.' ; echo "$exprs" | grep -v 'sll\.' | g
 END
 ok "all $i without a where clause or behind 'ip or ip6 or arp' load and count with LD_ABS" \
 	quietly bench_prog -1 -r 4 -n 1 "$@"
+
+# Eight to a program (-e): every expression of the table, live; the LD_ABS
+# ones through bench_prog (each expression's table counts every run).
+multi_live() {
+	local g=0 e
+	while :; do
+		g=$((g + 1))
+		set --
+		while read -r e; do
+			[ -n "$e" ] && set -- "$@" -e "$e"
+		done <<END
+$(echo "$exprs" | sed -n "$((8 * g - 7)),$((8 * g))p")
+END
+		[ $# = 0 ] && return 0
+		ebpfcount -i eth0 -c 1 -I 0.05 "$@" >/dev/null || return 1
+	done
+}
+ok "loads: the $n expressions, eight to a program" multi_live
+multi_ld() {
+	local args= i=0 j=0 case
+	for case in "$@"; do
+		j=$((j + 1))
+		args="$args${args:+;}${case#*=ebpfcount-ld:}"
+		if [ $((j % 8)) = 0 ] || [ $j = $# ]; then
+			i=$((i + 1))
+			quietly bench_prog -1 -r 4 -n 1 "m$i=ebpfcount-ld:$args" || return 1
+			args=
+		fi
+	done
+}
+ok "the same $i with LD_ABS, eight to a program" multi_ld "$@"
 
 mode() { ebpfcount -v -d "$1" 2>&1 >/dev/null | sed -n 's/^ebpfcount: reading the frame //p'; }
 is "$(mode 'count by ip.proto')" "with LD_ABS (two reads or fewer)" "-v: one field read by LD_ABS"
