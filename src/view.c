@@ -436,8 +436,9 @@ static void footer(const struct view *v, const struct frame *f, int page)
 
 	if (v->o->nx > 1)
 		snprintf(tabs, sizeof(tabs), "Tab S-Tab 1-%d tabs  ", v->o->nx < 9 ? v->o->nx : 9);
-	n = snprintf(buf, sizeof(buf), " q quit  s sort by %s  p %s  %sarrows PgUp PgDn Home End scroll",
-		     v->t->by_bytes ? "packets" : "bytes", v->paused ? "resume" : "pause", tabs);
+	n = snprintf(buf, sizeof(buf), " q quit  s sort by %s  p %s  %s%s",
+		     v->t->by_bytes ? "packets" : "bytes", v->paused ? "resume" : "pause", tabs,
+		     "arrows PgUp PgDn Home End scroll");
 	if (all)
 		snprintf(where, sizeof(where), "%zu-%zu of %zu ", first + 1, last, all);
 	/* the position at the right, if it fits */
@@ -447,8 +448,8 @@ static void footer(const struct view *v, const struct frame *f, int page)
 }
 
 /*
- * Widths w[0..n) in cols columns of n labels as long as len[]: those
- * shorter than a fair share of what is left whole, the others that share.
+ * Widths w[0..n) of n labels as long as len[] on cols columns: those no
+ * longer than a fair share of what is left whole, the others share the rest.
  */
 static void share(const int *len, int n, int cols, int *w)
 {
@@ -537,7 +538,9 @@ static void toggle_pause(struct view *v)
 	struct tab *t;
 
 	v->paused = !v->paused;
-	for (t = v->tab; t < v->tab + v->o->nx && !v->paused; t++)
+	if (v->paused)
+		return;
+	for (t = v->tab; t < v->tab + v->o->nx; t++)
 		if (t->shown != t->cur) {
 			frame_free(t->shown);
 			t->shown = t->cur;

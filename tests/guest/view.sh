@@ -6,12 +6,14 @@
 # (500 of 80, ~50/s) and TCP to 443 (200 of 1400, ~20/s).  The view must
 # start on the alternate screen, take s, p and q, leave the screen and
 # print the final totals, exactly what eth0 carried; SIGTERM ends it the
-# same way; -c, -F, a pipe, TERM=dumb and an input that is not a terminal
-# keep the lines.  The typescripts, with the moments the host renders them
-# (snapshots), go to the host as "# b64" lines: a gzipped tar.
+# same way; with two expressions (-e), Tab shows the second's tab, q
+# prints both final totals; -c, -F, a pipe, TERM=dumb and an input that is
+# not a terminal keep the lines.  The typescripts, with the moments the
+# host renders them (snapshots), go to the host as "# b64" lines: a
+# gzipped tar.
 . /tests/tap.sh
 . /tests/guest/lib.sh
-plan 17
+plan 24
 
 grep -q ' /dev/pts ' /proc/mounts || mount -t devpts devpts /dev/pts
 EXPR='count by ip.proto, udp.dstport'
@@ -62,6 +64,17 @@ after_rmcup() {
 final() { text "$1" | sed -n 's/^total since start: \([0-9]*\) packets.*/\1/p'; }
 # final_rows TS: the final rows "PROTO PORT PACKETS BYTES", one a line
 final_rows() { text "$1" | awk '/^total since start:/ { f = 1; next } f && NF == 4 { print $1, $2, $3, $4 }'; }
+# final_of TS EXPR: with several expressions, the final totals' line of
+# EXPR's block (it ends with EXPR), then its rows, one a line
+final_of() {
+	text "$1" | awk -v e="  $2" '/^total since start: / {
+			f = substr($0, length($0) - length(e) + 1) == e
+			if (f) print
+			next
+		}
+		f && NF == 0 { f = 0 }
+		f && $NF ~ /^[0-9]+$/ && $(NF - 1) ~ /^[0-9]+$/ { $1 = $1; print }'
+}
 # lines TS: the lines' format, no alternate screen
 lines() { ! grep -qF "$SMCUP" "$1" && text "$1" | grep -q '^total since start: '; }
 
@@ -122,6 +135,43 @@ is "$rc:$(final $D/term.ts)" "0:$((f1 - f0))" "SIGTERM: exit 0, the final total"
 text $D/term.ts | grep -Eq '^  udp +7001 +50 +3000$'
 is $? 0 "SIGTERM: the row of the 50 frames"
 
+# Two expressions, a tab each: this guest sends UDP to port 7002 (500
+# frames of 100 bytes, ~100/s) and TCP to 443 (60 of 200, ~20/s).  The
+# host checks the first tab's rows, then the second's after Tab.
+E2='count by ip.dst where udp'
+M="src=$EBPFCOUNT_SELF,dst=198.18.0.99,smac=52:54:00:12:34:01,dmac=52:54:00:12:34:02"
+quiet_link
+f0=$(frames)
+term $D/tabs.ts "exec env TERM=xterm LANG=C.UTF-8 ebpfcount -i eth0 -e '$EXPR' -e '$E2'"
+ok "two expressions: the view starts" retry 60 started $D/tabs.ts
+craft -q -i eth0 -c 500 -g 10:100000 "udp4,$M,dport=7002,len=100" &
+c1=$!
+craft -q -i eth0 -c 60 -g 2:100000 "tcp4,$M,dport=443,len=200" &
+c2=$!
+sleep 2.5
+snap tab1 $D/tabs.ts
+key "$(printf '\t')"
+sleep 1
+snap tab2 $D/tabs.ts
+wait $c1 $c2	# (not script's)
+sleep 1.5
+key q
+term_end
+f1=$(frames)
+snap tabs-end $D/tabs.ts
+is "$rc" 0 "two expressions: q: ebpfcount exits 0"
+after_rmcup $D/tabs.ts >$D/after.txt
+sed 's/^/# after q: /' $D/after.txt
+is "$(grep -c '^total since start: ' $D/after.txt)" 2 "two expressions: q: the final totals of each"
+final_of $D/tabs.ts "$EXPR" >$D/rows1.txt
+final_of $D/tabs.ts "$E2" >$D/rows2.txt
+is "$(sed -n '1s/^total since start: \([0-9]*\) packets.*/\1/p' $D/rows1.txt)" "$((f1 - f0))" \
+	"two expressions: the first's final total is what eth0 carried both ways"
+ok "two expressions: the first's final rows: udp 7002" grep -qx 'udp 7002 500 50000' $D/rows1.txt
+ok "two expressions: the first's final rows: tcp (absent)" grep -qx 'tcp (absent) 60 12000' $D/rows1.txt
+ok "two expressions: the second's final rows: 198.18.0.99, UDP only" \
+	grep -qx '198.18.0.99 500 50000' $D/rows2.txt
+
 # Lines, not the view: -c, -F, a pipe, TERM=dumb, input not a terminal.
 E="env TERM=xterm ebpfcount -i eth0"
 for c in "-c 2:exec $E -c 2 count" \
@@ -135,6 +185,6 @@ for c in "-c 2:exec $E -c 2 count" \
 done
 
 # For the host: the typescripts and the snapshots.
-tar -C $D -czf /tmp/view.tgz snaps view.ts term.ts
+tar -C $D -czf /tmp/view.tgz snaps view.ts term.ts tabs.ts
 base64 /tmp/view.tgz | sed 's/^/# b64 /'
 done_testing

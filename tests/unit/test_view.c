@@ -14,7 +14,15 @@
  * key (sort, pause, scrolling, a resize, q) while its model keeps its
  * invariants (lines sorted by key, the followed and the others add up to
  * the total); the view closes, the terminal is given back, the title was
- * drawn.
+ * drawn, and no line of tabs.
+ *
+ * With two expressions (count by udp.dstport; count by tcp.dstport where
+ * tcp): every interval folds into both tabs, each keeps its own rows,
+ * history, sort order and position; p holds both; the tabs' labels share
+ * the line.  On the pseudo-terminal (C locale), the screens read back:
+ * the line of tabs, each tab's title, rows and interface line (counted N
+ * of M only without a where clause), Tab, 1 and Shift-Tab switching, the
+ * keys' line naming them.
  */
 #define view_open test_view_open
 #define view_fd test_view_fd
@@ -32,9 +40,10 @@
 #include "parse.h"
 #include "unit.h"
 
-static struct query q;
-static struct layout lay;
-static struct output out;
+static struct expr x[2] = { { .text = "count by udp.dstport" },
+			     { .text = "count by tcp.dstport where tcp" } };
+static struct output out, out2;	/* the first expression; both (one layout: a port) */
+static FILE *dumps;		/* the pseudo-terminal children's screens */
 
 #define MAXR 400
 static unsigned char keys[MAXR][8];
@@ -46,21 +55,21 @@ static const unsigned char *key(unsigned int port)
 	unsigned char *k = keys[port % MAXR];
 
 	memset(k, 0, sizeof(keys[0]));
-	k[lay.val_off[0]] = port >> 8;
-	k[lay.val_off[0] + 1] = port;
+	k[x[0].lay.val_off[0]] = port >> 8;
+	k[x[0].lay.val_off[0] + 1] = port;
 	return k;
 }
 
 static unsigned int port_of(const unsigned char *k)
 {
-	return k[lay.val_off[0]] << 8 | k[lay.val_off[0] + 1];
+	return k[x[0].lay.val_off[0]] << 8 | k[x[0].lay.val_off[0] + 1];
 }
 
 /*
  * An interval of rows "port:packets/bytes ...", as report.c gives them
  * (busiest first), and an overflow.
  */
-static struct interval make(const char *spec, unsigned long long overflow)
+static struct interval make_in(struct row *rows, const char *spec, unsigned long long overflow)
 {
 	struct interval iv = { .time = 1796362856, .secs = 1, .rows = rows,
 			       .overflow = { overflow, overflow * 100 } };
@@ -79,13 +88,28 @@ static struct interval make(const char *spec, unsigned long long overflow)
 	return iv;
 }
 
+static struct interval make(const char *spec, unsigned long long overflow)
+{
+	return make_in(rows, spec, overflow);
+}
+
+/* A view of o without a terminal: a tab per expression, the first shown. */
+static int model_open(struct view *v, const struct output *o)
+{
+	memset(v, 0, sizeof(*v));
+	v->out = *o;
+	v->o = &v->out;
+	v->ifname = "eth0";
+	return tabs_open(v);
+}
+
 /* The lines shown, "port:last,previous ..." (the last two intervals' packets). */
-static void shown_text(struct view *v, struct frame *f, char *buf, size_t size)
+static void shown_text(const struct tab *t, struct frame *f, char *buf, size_t size)
 {
 	size_t i, len = 0;
 
 	f->sorted = -1;
-	sort_shown(v, f);
+	sort_shown(t, f);
 	buf[0] = '\0';
 	for (i = 0; i < f->n && len < size; i++) {
 		const struct line *l = &f->lines[f->order[i]];
@@ -103,71 +127,155 @@ static void step(struct view *v, const char *spec, unsigned long long overflow,
 		 const char *want, const char *name)
 {
 	struct interval iv = make(spec, overflow);
-	struct frame *f = fold(v, v->cur, &iv, NULL);
+	struct frame *f = fold(v, v->t, &iv);
 	char buf[1024];
 
 	if (!f) {
 		unit_ok(0, name ? name : "a step");
 		return;
 	}
-	frame_free(v->cur);
-	v->cur = v->shown = f;
-	shown_text(v, f, buf, sizeof(buf));
+	push(v, v->t, f);
+	shown_text(v->t, f, buf, sizeof(buf));
 	if (name)
 		unit_streq(buf, want, name);
 }
 
 static void check_model(void)
 {
-	struct view v = { .o = &out, .ifname = "eth0", .expr = "count by udp.dstport" };
+	struct view v;
 	char buf[512];
 	int i;
 
-	v.cur = v.shown = calloc(1, sizeof(*v.cur));
+	if (!unit_ok(!model_open(&v, &out), "a model view"))
+		return;
 	step(&v, "53:10/1000 443:5/3000", 0, "53:10,0 443:5,0 | more 0 ovf 0,0 since 15",
 	     "first interval: its keys, busiest first");
 	step(&v, "443:7/7000 22:7/700", 2,
 	     "443:7,5 22:7,0 53:0,10 | more 0 ovf 2,0 since 31",
 	     "second: by packets, then bytes; a key that stopped stays, at 0");
-	v.by_bytes = 1;
-	shown_text(&v, v.cur, buf, sizeof(buf));
+	v.t->by_bytes = 1;
+	shown_text(v.t, v.t->cur, buf, sizeof(buf));
 	unit_streq(buf, "443:7,5 22:7,0 53:0,10 | more 0 ovf 2,0 since 31",
 		   "by bytes: the busiest by bytes first");
 	step(&v, "22:1/100", 0, "22:1,7 443:0,7 53:0,0 | more 0 ovf 0,2 since 32",
 	     "by bytes, third: then the stopped keys by their window's bytes");
-	v.by_bytes = 0;
+	v.t->by_bytes = 0;
 	for (i = 0; i < H - 3; i++)
 		step(&v, "22:1/100", 0, "", NULL);
 	step(&v, "22:1/100", 0, "22:1,1 443:0,0 | more 0 ovf 0,0 since 40",
 	     "53 is gone 10 intervals after it last counted, 443 is not yet");
 	step(&v, "22:1/100", 0, "22:1,1 | more 0 ovf 0,0 since 41", "then 443 too");
-	out.top = 2;
+	v.out.top = 2;
 	step(&v, "1:9/9 2:8/8 3:7/7 4:6/6", 0, "1:9,0 2:8,0 22:0,1 | more 2 ovf 0,0 since 71",
 	     "--top 2: the 2 busiest keys followed, 2 more");
-	out.top = 0;
-	frame_free(v.cur);
+	tabs_free(&v);
 }
 
 static void check_link(void)
 {
-	struct view v = { .o = &out, .ifname = "eth0", .expr = "count by udp.dstport" };
 	struct if_counters c0 = { 100, 10000, 1, 50, 5000 }, c1 = { 130, 13000, 1, 55, 5500 };
-	struct interval iv = make("53:35/3500", 0);
+	struct if_counters c2 = { 140, 14000, 1, 60, 6000 };
+	struct interval iv[2] = { make_in(rows, "53:35/3500", 0), make_in(rows + 100, "", 0) };
+	struct view v;
 	struct frame *f;
 
-	v.cur = calloc(1, sizeof(*v.cur));
+	if (model_open(&v, &out2))
+		return;
 	v.have_c = 1, v.c0 = v.c = c0;
-	f = fold(&v, v.cur, &iv, &c1);
-	unit_ok(f && f->link && f->d.rx_packets == 30 && f->d.tx_packets == 5 &&
-		f->dsince.rx_packets == 30 && f->dsince.tx_bytes == 500,
-		"the interface's counters: over the interval and since start");
-	frame_free(v.cur);
-	v.cur = f;
-	iv = make("53:1/100", 0);
-	f = fold(&v, v.cur, &iv, NULL);
-	unit_ok(f && !f->link && !v.have_c, "counters gone: no interface lines from then on");
-	frame_free(v.cur);
-	frame_free(f);
+	if (fold_all(&v, iv, &c1) || fold_all(&v, iv, &c2)) {
+		unit_ok(0, "the interface's counters");
+		return;
+	}
+	f = v.tab[1].cur;
+	unit_ok(v.tab[0].cur->link && v.tab[0].cur->d.rx_packets == 10 &&
+		v.tab[0].cur->d.tx_packets == 5 && f->link && f->d.rx_packets == 10 &&
+		f->dsince.rx_packets == 40 && f->dsince.tx_bytes == 1000,
+		"the interface's counters: over the interval and since start, in every tab");
+	iv[0] = make("53:1/100", 0);
+	unit_ok(!fold_all(&v, iv, NULL) && !v.tab[0].cur->link && !v.tab[1].cur->link && !v.have_c,
+		"counters gone: no interface lines from then on");
+	tabs_free(&v);
+}
+
+/* Tab i's lines (shown_text()) into buf. */
+static const char *tab_text(struct view *v, int i, char *buf, size_t size)
+{
+	shown_text(&v->tab[i], v->tab[i].shown, buf, size);
+	return buf;
+}
+
+/* Fold two intervals of the specs into v's two tabs. */
+static int fold2(struct view *v, const char *spec1, const char *spec2, unsigned long long ovf2)
+{
+	struct interval iv[2] = { make_in(rows, spec1, 0), make_in(rows + 100, spec2, ovf2) };
+
+	return fold_all(v, iv, NULL);
+}
+
+static void check_tabs(void)
+{
+	struct frame *f0, *f1;
+	struct view v;
+	char buf[512];
+
+	if (!unit_ok(!model_open(&v, &out2) &&
+		     !fold2(&v, "53:10/1000 443:5/3000", "22:3/300 80:8/800", 0) &&
+		     !fold2(&v, "53:4/400", "22:6/600", 1),
+		     "two expressions: two tabs, two intervals"))
+		return;
+	unit_streq(tab_text(&v, 0, buf, sizeof(buf)), "53:4,10 443:0,5 | more 0 ovf 0,0 since 19",
+		   "tab 1: its rows and their history");
+	unit_streq(tab_text(&v, 1, buf, sizeof(buf)), "22:6,3 80:0,8 | more 0 ovf 1,0 since 18",
+		   "tab 2: its rows and their history, though not shown");
+	select_tab(&v, 1);
+	tab_key(v.t, 's');
+	tab_key(v.t, KEY_DOWN);
+	unit_ok(v.tab[1].by_bytes && v.tab[1].first == 1 && !v.tab[0].by_bytes && !v.tab[0].first,
+		"s and the arrows: the sort and the position of the tab shown");
+	unit_ok(v.o->q == &x[1].q && v.o->lay == &x[1].lay && v.o->cur == 1,
+		"tab 2 shown: its keys written as its expression's");
+	select_tab(&v, 2 + 1 + 1);
+	unit_ok(v.t == &v.tab[0] && v.o->q == &x[0].q, "tab numbers wrap around");
+	toggle_pause(&v);
+	f0 = v.tab[0].shown, f1 = v.tab[1].shown;
+	if (!unit_ok(!fold2(&v, "53:1/100", "80:2/200", 0) && !fold2(&v, "53:1/100", "80:2/200", 0),
+		     "paused: two intervals"))
+		return;
+	unit_ok(v.tab[0].shown == f0 && v.tab[1].shown == f1 && v.tab[0].cur->since.packets == 21 &&
+		v.tab[1].cur->since.packets == 22,
+		"p: every tab stays, the intervals still fold in");
+	toggle_pause(&v);
+	unit_streq(tab_text(&v, 1, buf, sizeof(buf)), "80:2,2 22:0,0 | more 0 ovf 0,0 since 22",
+		   "p again: every tab shows its last frame");
+	unit_ok(v.tab[0].shown == v.tab[0].cur, "p again: tab 1 too");
+	tabs_free(&v);
+}
+
+/* The tabs' labels: short ones whole, long ones share what is left. */
+static void check_labels(void)
+{
+	static const int len[4] = { 10, 60, 5, 40 };
+	int w[4], n;
+	struct view v;
+	char buf[64];
+
+	share(len, 4, 100, w);
+	unit_okf(w[0] == 10 && w[1] == 45 && w[2] == 5 && w[3] == 40, "share: %d %d %d %d", w[0],
+		 w[1], w[2], w[3]);
+	share(len, 4, 60, w);
+	unit_okf(w[0] == 10 && w[1] == 22 && w[2] == 5 && w[3] == 22,
+		 "share, less room: %d %d %d %d", w[0], w[1], w[2], w[3]);
+	if (model_open(&v, &out2))
+		return;
+	n = label(&v, 0, 64, buf, sizeof(buf));
+	unit_ok(n == 24 && !strcmp(buf, "[1 count by udp.dstport]"), "label of the tab shown");
+	label(&v, 1, 64, buf, sizeof(buf));
+	unit_streq(buf, " 2 count by tcp.dstport where tcp ", "label of another tab");
+	n = label(&v, 1, 16, buf, sizeof(buf));
+	unit_ok(n == 16 && !strcmp(buf, " 2 count by ... "), "a label cut");
+	label(&v, 0, 2, buf, sizeof(buf));
+	unit_streq(buf, "[1]", "no room: the number");
+	tabs_free(&v);
 }
 
 /* A random interval of up to 300 keys among 1000 ports, busiest first. */
@@ -184,8 +292,8 @@ static struct interval random_interval(unsigned int *seed)
 		if (j < iv.nrows)
 			continue;
 		memset(rkeys[iv.nrows], 0, sizeof(rkeys[0]));
-		rkeys[iv.nrows][lay.val_off[0]] = port >> 8;
-		rkeys[iv.nrows][lay.val_off[0] + 1] = port;
+		rkeys[iv.nrows][x[0].lay.val_off[0]] = port >> 8;
+		rkeys[iv.nrows][x[0].lay.val_off[0] + 1] = port;
 		rows[iv.nrows].key = rkeys[iv.nrows];
 		rows[iv.nrows].c.packets = 1 + rand_r(seed) % 5000;
 		rows[iv.nrows].c.bytes = rows[iv.nrows].c.packets * (60 + rand_r(seed) % 1400);
@@ -216,7 +324,7 @@ static int invariants(const struct frame *f, const struct interval *iv, unsigned
 
 	for (i = 0; i < f->n; i++) {
 		followed += f->lines[i].hist[H - 1].packets;
-		if (i && memcmp(f->lines[i - 1].key, f->lines[i].key, lay.row_size) >= 0)
+		if (i && memcmp(f->lines[i - 1].key, f->lines[i].key, x[0].lay.row_size) >= 0)
 			return 1;
 	}
 	for (i = iv->nrows - f->more; i < iv->nrows; i++)
@@ -228,39 +336,25 @@ static int invariants(const struct frame *f, const struct interval *iv, unsigned
 	return 0;
 }
 
-/* In the child, on the pseudo-terminal: 0 when all went well. */
-static int child(void)
+/* In a child: the screen as curses holds it, after a line "== name". */
+static void dump(const char *name)
 {
-	static const int keys_seq[] = { 's', KEY_DOWN, KEY_NPAGE, 'p', KEY_END, KEY_UP,
-					KEY_PPAGE, 'p', KEY_HOME, 's', 'L' & 0x1f, 'x' };
-	unsigned long long since = 0;
-	unsigned int seed = 1;
-	struct view *v;
-	int i, bad;
+	char line[512];
+	int y, n;
 
-	v = test_view_open(&out, "eth0", "count by udp.dstport",
-			   &(struct if_counters){ 0 });
-	if (!v)
-		return 10;
-	for (i = 0; i < 300; i++) {
-		struct interval iv = random_interval(&seed);
-		struct if_counters c = { since + iv.total.packets, 0, 0, 0, 0 };
-
-		out.top = i > 200 ? 5 : 0;
-		since += iv.total.packets;
-		if (test_view_interval(v, &iv, &c))
-			return 11;
-		bad = invariants(v->cur, &iv, since);
-		if (bad)
-			return 20 + bad;
-		ungetch(keys_seq[i % (sizeof(keys_seq) / sizeof(keys_seq[0]))]);
-		if (i == 150)
-			resizeterm(12, 40);
-		if (i == 151)
-			ungetch(KEY_RESIZE);
-		if (test_view_keys(v))
-			return 12;
+	fprintf(dumps, "== %s\n", name);
+	for (y = 0; y < LINES; y++) {
+		n = mvinnstr(y, 0, line, COLS < (int)sizeof(line) ? COLS : (int)sizeof(line) - 1);
+		n = n < 0 ? 0 : n;
+		while (n && line[n - 1] == ' ')
+			n--;
+		fprintf(dumps, "%.*s\n", n, line);
 	}
+}
+
+/* q: the view must quit, and close; the totals a person sees after it. */
+static int quit(struct view *v, unsigned long long since)
+{
 	ungetch('q');
 	if (!test_view_keys(v))
 		return 13;
@@ -269,32 +363,131 @@ static int child(void)
 	return 0;
 }
 
-static void check_terminal(void)
+/*
+ * In the child, on the pseudo-terminal, with the expressions of o (both
+ * count the same random intervals): 0 when all went well.
+ */
+static int child(const struct output *o)
+{
+	static const int keys_seq[] = { 's', KEY_DOWN, '\t', KEY_NPAGE, 'p', KEY_END, KEY_UP,
+					KEY_BTAB, KEY_PPAGE, 'p', '2', KEY_HOME, 's', '1',
+					'L' & 0x1f, 'x' };
+	struct interval iv[2];
+	unsigned long long since = 0;
+	unsigned int seed = 1;
+	struct view *v;
+	int i, j, bad;
+
+	v = test_view_open(o, "eth0", &(struct if_counters){ 0 });
+	if (!v)
+		return 10;
+	for (i = 0; i < 300; i++) {
+		struct if_counters c;
+
+		iv[0] = iv[1] = random_interval(&seed);
+		c = (struct if_counters){ since + iv[0].total.packets, 0, 0, 0, 0 };
+		v->out.top = i > 200 ? 5 : 0;
+		since += iv[0].total.packets;
+		if (test_view_interval(v, iv, &c))
+			return 11;
+		for (j = 0; j < o->nx; j++) {
+			bad = invariants(v->tab[j].cur, &iv[j], since);
+			if (bad)
+				return 20 + bad;
+		}
+		if (i == 0)
+			dump(o->nx > 1 ? "random, two" : "random, one");
+		ungetch(keys_seq[i % (sizeof(keys_seq) / sizeof(keys_seq[0]))]);
+		if (i == 150)
+			resizeterm(12, 40);
+		if (i == 151)
+			ungetch(KEY_RESIZE);
+		if (test_view_keys(v))
+			return 12;
+	}
+	return quit(v, since);
+}
+
+static int child_one(void)
+{
+	return child(&out);
+}
+
+static int child_two(void)
+{
+	return child(&out2);
+}
+
+/* In the child: four intervals in two tabs, their screens after the tab keys. */
+static int child_tabs(void)
+{
+	static const char *const spec[4][2] = {
+		{ "53:35/2800 443:30/36000", "80:30/24000 22:12/1800" },
+		{ "53:40/3200 443:25/30000 123:2/180", "80:10/8000 22:14/2000" },
+		{ "53:30/2400 443:20/24000", "80:25/20000 22:9/1300" },
+		{ "53:38/3000 443:28/33600 123:2/180", "80:28/22000 22:12/1700" },
+	};
+	static const struct { int key; const char *name; } keys_seq[] = {
+		{ '\t', "tab 2 (Tab)" }, { '1', "tab 1 (1)" }, { KEY_BTAB, "tab 2 (Shift-Tab)" },
+		{ '3', "tab 2 (3: no such tab)" }, { '\t', "tab 1 (Tab)" },
+	};
+	unsigned long long since = 0;
+	struct interval iv[2];
+	struct view *v;
+	size_t i;
+
+	v = test_view_open(&out2, "eth0", &(struct if_counters){ 0 });
+	if (!v)
+		return 10;
+	for (i = 0; i < 4; i++) {
+		iv[0] = make_in(rows, spec[i][0], 0);
+		iv[1] = make_in(rows + 100, spec[i][1], 0);
+		since += iv[0].total.packets;
+		if (test_view_interval(v, iv, &(struct if_counters){ since, 0, 0, 0, 0 }))
+			return 11;
+	}
+	dump("tab 1");
+	for (i = 0; i < sizeof(keys_seq) / sizeof(keys_seq[0]); i++) {
+		ungetch(keys_seq[i].key);
+		if (test_view_keys(v))
+			return 12;
+		dump(keys_seq[i].name);
+	}
+	return quit(v, since);
+}
+
+/*
+ * Run fn in a child on a 100x30 pseudo-terminal (TERM=xterm, LC_ALL=loc);
+ * its exit status (-signal if killed), the terminal's last bytes in buf.
+ */
+static int on_pty(int (*fn)(void), const char *loc, char *buf, size_t size)
 {
 	struct winsize ws = { .ws_row = 30, .ws_col = 100 };
-	char buf[65536];
-	size_t len = 0;
 	int master, status = -1;
+	size_t len = 0;
 	ssize_t n;
 	pid_t pid;
 
 	fflush(stdout);
+	fflush(dumps);
 	pid = forkpty(&master, NULL, NULL, &ws);
 	if (pid == 0) {
 		int rc;
 
 		setenv("TERM", "xterm", 1);
-		setenv("LC_ALL", "C.UTF-8", 1);
-		rc = child();
+		setenv("LC_ALL", loc, 1);
+		rc = fn();
 		fflush(stdout);
+		fflush(dumps);
 		_exit(rc);
 	}
-	if (!unit_ok(pid > 0, "forkpty"))
-		return;
+	buf[0] = '\0';
+	if (pid < 0)
+		return -1000;
 	/* drain the terminal, keeping its end */
-	while ((n = read(master, buf + len, sizeof(buf) - 1 - len)) > 0) {
+	while ((n = read(master, buf + len, size - 1 - len)) > 0) {
 		len += n;
-		if (len > sizeof(buf) / 2) {
+		if (len > size / 2) {
 			memmove(buf, buf + len - 4096, 4096);
 			len = 4096;
 		}
@@ -302,25 +495,163 @@ static void check_terminal(void)
 	buf[len] = '\0';
 	waitpid(pid, &status, 0);
 	close(master);
-	unit_okf(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		 "300 intervals drawn with every key, the model kept its invariants "
-		 "(status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+/* The screens the children dumped, all of them (static, NUL-terminated). */
+static const char *screens(void)
+{
+	static char all[65536];
+	size_t n;
+
+	fflush(dumps);
+	rewind(dumps);
+	n = fread(all, 1, sizeof(all) - 1, dumps);
+	all[n] = '\0';
+	return all;
+}
+
+/* Screen name of the dumps, into buf (empty if none). */
+static char *screen(const char *name, char *buf, size_t size)
+{
+	const char *s, *e;
+	char head[64];
+
+	snprintf(head, sizeof(head), "== %s\n", name);
+	buf[0] = '\0';
+	s = strstr(screens(), head);
+	if (!s)
+		return buf;
+	s += strlen(head);
+	e = strstr(s, "\n== ");
+	snprintf(buf, size, "%.*s", e ? (int)(e - s + 1) : (int)strlen(s), s);
+	return buf;
+}
+
+/* Line y of screen s, into buf ("" past its end). */
+static char *line_of(const char *s, int y, char *buf, size_t size)
+{
+	while (y-- && s) {
+		s = strchr(s, '\n');
+		s = s ? s + 1 : NULL;
+	}
+	snprintf(buf, size, "%.*s", s ? (int)strcspn(s, "\n") : 0, s ? s : "");
+	return buf;
+}
+
+/* Print screen s as TAP comments. */
+static void show(const char *name, const char *s)
+{
+	char line[512];
+	int y;
+
+	printf("# the screen '%s':\n", name);
+	for (y = 0; y < 30; y++)
+		printf("#   %s\n", line_of(s, y, line, sizeof(line)));
+}
+
+static void check_terminal(void)
+{
+	static char buf[65536];
+	char s[8192], line[512];
+	size_t len;
+	int rc;
+
+	rc = on_pty(child_one, "C.UTF-8", buf, sizeof(buf));
+	len = strlen(buf);
+	unit_okf(rc == 0, "300 intervals drawn with every key, the model kept its invariants "
+		 "(status %d)", rc);
 	if (!unit_ok(strstr(buf, "\033[?1049l") && strstr(buf, "total since start: "),
 		     "q: the terminal given back, then what the program prints"))
-		printf("#   the terminal's last bytes: %s\n", len > 200 ? buf + len - 200 : buf);
+		printf("#   the terminal's last bytes: %s\n", buf + (len > 200 ? len - 200 : 0));
+	screen("random, one", s, sizeof(s));
+	line_of(s, 0, line, sizeof(line));
+	unit_ok(!strncmp(line, "ebpfcount on eth0: count by udp.dstport ", 40) &&
+		!*line_of(s, TABS, line, sizeof(line)) &&
+		!strncmp(line_of(s, 29, line, sizeof(line)), " q quit  s sort by bytes  p pause  "
+			 "arrows PgUp PgDn Home End scroll ", 68),
+		"one expression: the title, no line of tabs, the keys' line as before");
+	rc = on_pty(child_two, "C.UTF-8", buf, sizeof(buf));
+	unit_okf(rc == 0, "two expressions: 300 intervals drawn with every key and the tab keys, "
+		 "both tabs kept their invariants (status %d)", rc);
+	screen("random, two", s, sizeof(s));
+	unit_streq(line_of(s, TABS, line, sizeof(line)),
+		   "[1 count by udp.dstport] 2 count by tcp.dstport where tcp",
+		   "two expressions: the line of tabs, the first shown");
+}
+
+/* The line of tabs, rows, the interface's line of screen name, tab n shown. */
+static void check_tab_screen(const char *name, int n)
+{
+	static const char *const bar[2] = {
+		"[1 count by udp.dstport] 2 count by tcp.dstport where tcp",
+		" 1 count by udp.dstport [2 count by tcp.dstport where tcp]",
+	};
+	static const char *const has[2][2] = {
+		{ "  domain ", "  https " }, { "  http ", "  ssh " },
+	};
+	char s[8192], line[512], title[128];
+
+	screen(name, s, sizeof(s));
+	snprintf(title, sizeof(title), "ebpfcount on eth0: %s ", x[n - 1].text);
+	unit_okf(!strncmp(line_of(s, 0, line, sizeof(line)), title, strlen(title)), "%s: the title",
+		 name);
+	snprintf(title, sizeof(title), "%s: the line of tabs", name);
+	unit_streq(line_of(s, TABS, line, sizeof(line)), bar[n - 1], title);
+	unit_okf(strstr(s, has[n - 1][0]) && strstr(s, has[n - 1][1]) &&
+		 !strstr(s, has[2 - n][0]) && !strstr(s, has[2 - n][1]),
+		 "%s: the tab's rows, not the other's", name);
+	unit_okf(!strstr(line_of(s, 2, line, sizeof(line)), "counted") == (n == 2),
+		 "%s: the interface's line: %s", name, line);
+	unit_okf(strstr(line_of(s, 29, line, sizeof(line)), " Tab S-Tab 1-2 tabs ") != NULL,
+		 "%s: the keys' line names the tab keys", name);
+}
+
+static void check_tabs_terminal(void)
+{
+	static char buf[65536];
+	char s1[8192], s2[8192], t[8192];
+	int rc;
+
+	rc = on_pty(child_tabs, "C", buf, sizeof(buf));
+	unit_okf(rc == 0 && strstr(buf, "total since start: "),
+		 "two expressions: drawn, the tab keys, q (status %d)", rc);
+	check_tab_screen("tab 1", 1);
+	check_tab_screen("tab 2 (Tab)", 2);
+	screen("tab 1", s1, sizeof(s1));
+	screen("tab 2 (Tab)", s2, sizeof(s2));
+	show("tab 1", s1);
+	show("tab 2 (Tab)", s2);
+	unit_streq(screen("tab 1 (1)", t, sizeof(t)), s1, "1: tab 1 again, as it was");
+	unit_streq(screen("tab 2 (Shift-Tab)", t, sizeof(t)), s2,
+		   "Shift-Tab: back to tab 2, as it was");
+	unit_streq(screen("tab 2 (3: no such tab)", t, sizeof(t)), s2, "3: no such tab, no change");
+	unit_streq(screen("tab 1 (Tab)", t, sizeof(t)), s1, "Tab from the last: the first");
 }
 
 int main(void)
 {
 	struct parse_error err;
+	int i;
 
-	if (parse_query("count by udp.dstport", &q, &err))
-		return 1;
-	layout_query(&q, 0, &lay);
-	out = (struct output){ .q = &q, .lay = &lay, .f = stdout };
+	for (i = 0; i < 2; i++) {
+		if (parse_query(x[i].text, &x[i].q, &err))
+			return 1;
+		layout_query(&x[i].q, 0, &x[i].lay);
+	}
+	out = (struct output){ .x = x, .nx = 1, .f = stdout };
 	output_init(&out, "human");
+	output_select(&out, 0);
+	out2 = out;
+	out2.nx = 2;
+	dumps = tmpfile();
+	if (!dumps)
+		return 1;
 	check_model();
 	check_link();
+	check_tabs();
+	check_labels();
 	check_terminal();
+	check_tabs_terminal();
 	return unit_done();
 }

@@ -7,7 +7,9 @@
 # moments the guest noted, and checks the screens a person saw: the
 # flows' rows sorted by packets, then by bytes, a paused screen that does
 # not move, the totals since start after the traffic equal to the final
-# ones, the screen given back, ASCII sparklines in the C locale.
+# ones, the screen given back, ASCII sparklines in the C locale; with two
+# expressions, the line of tabs, the first tab's rows, the second's after
+# Tab, and both final totals on the screen given back.
 . "$(dirname "$0")/lib.sh"
 peer='. /tests/guest/lib.sh; wait_go
 D=198.18.0.99
@@ -25,7 +27,8 @@ out=$(vm --kernel "$KERNEL" --peer "$peer" -- sh /tests/guest/view.sh 2>&1) || r
 import "$KERNEL: " < <(grep -v '^# b64 ' <<<"$out")
 is "$rc:$import_seen" "0:$import_planned" "$KERNEL: guest exits 0 after all its $import_planned tests"
 grep '^# b64 ' <<<"$out" | cut -c7- | base64 -d 2>/dev/null | tar -xz -C "$tmp" 2>/dev/null
-ok "the guest's typescripts arrived" test -s "$tmp/snaps" -a -s "$tmp/view.ts" -a -s "$tmp/term.ts"
+ok "the guest's typescripts arrived" \
+	test -s "$tmp/snaps" -a -s "$tmp/view.ts" -a -s "$tmp/term.ts" -a -s "$tmp/tabs.ts"
 
 # screen NAME: what a 100x30 terminal shows after the typescript bytes of
 # snapshot NAME (all of view.ts for "end")
@@ -66,10 +69,13 @@ flows() {
 		END { exit n != 3 }'
 }
 
-for s in packets bytes paused paused-later after ascii end; do
+# positive RATE-COLUMN: the rows on stdin have a rate above 0 in that column
+positive() { awk -v c="$1" '$c <= 0 { bad = 1 } END { exit bad || NR == 0 }'; }
+
+for s in packets bytes paused paused-later after ascii end tab1 tab2 tabs-end; do
 	screen "$s" >"$tmp/$s.txt"
 done
-for s in packets bytes after; do
+for s in packets bytes after tab1 tab2; do
 	diag "the screen of the snapshot '$s':"
 	sed 's/^/#   /' "$tmp/$s.txt"
 done
@@ -96,5 +102,37 @@ ok "q: the screen given back, the final totals on it" \
 	sh -c "grep -q '^total since start: $final packets' '$tmp/end.txt' && ! grep -q '^ebpfcount on' '$tmp/end.txt'"
 ok "C locale: ASCII sparklines" sh -c "grep -Eq '^  udp +7001 .*bit/s +[.:=+*#@-]+\$' '$tmp/ascii.txt' &&
 	! LC_ALL=C grep -q '[^ -~]' '$tmp/ascii.txt'"
+
+# Two expressions: count by ip.proto, udp.dstport; count by ip.dst where udp
+E1='count by ip.proto, udp.dstport'
+E2='count by ip.dst where udp'
+t=$tmp/tab1.txt
+ok "two expressions: the first tab's title" grep -q "^ebpfcount on eth0: $E1 .*sorted by packets" "$t"
+ok "two expressions: the line of tabs, the first shown" \
+	grep -qx "\[1 $E1\] 2 $E2 *" "$t"
+ok "two expressions: the first tab's rows: udp 7002, with a rate" \
+	positive 3 < <(rows <"$t" | grep '^udp 7002 ')
+ok "two expressions: the first tab's rows: tcp (absent), with a rate" \
+	positive 3 < <(rows <"$t" | grep '^tcp (absent) ')
+ok "two expressions: the first tab counts every packet" \
+	grep -Eq '^  eth0: [0-9]+ received, [0-9]+ sent; counted [0-9]+ of [0-9]+$' "$t"
+ok "two expressions: the keys' line names the tab keys" grep -q ' Tab S-Tab 1-2 tabs ' "$t"
+t=$tmp/tab2.txt
+ok "Tab: the second tab's title" grep -q "^ebpfcount on eth0: $E2 .*sorted by packets" "$t"
+ok "Tab: the line of tabs, the second shown" grep -qx " 1 $E1 \[2 $E2\] *" "$t"
+# the rows of a key column: "KEY PPS"
+rows1() {
+	awk 'function val(n, u) { return n * (u ~ /^k/ ? 1e3 : 1) }
+		NR > 7 && $3 ~ /pps$/ { print $1, val($2, $3) }'
+}
+is "$(rows1 <"$t" | cut -d' ' -f1 | tr '\n' ' ')" "198.18.0.99 " "Tab: the second tab's rows: 198.18.0.99 alone"
+ok "Tab: 198.18.0.99 with a rate" positive 2 < <(rows1 <"$t")
+ok "Tab: a where clause: no counted N of M" \
+	grep -Eq '^  eth0: [0-9]+ received, [0-9]+ sent$' "$t"
+t=$tmp/tabs-end.txt
+ok "two expressions: q: the screen given back, the final totals of each" \
+	sh -c "grep -q '^total since start: [0-9]* packets, [0-9]* bytes  $E1\$' '$t' &&
+	grep -q '^total since start: 500 packets, 50000 bytes  $E2\$' '$t' &&
+	! grep -q '^ebpfcount on' '$t'"
 plan "$tap_n"
 done_testing
