@@ -226,7 +226,7 @@ static inline int translate(const struct sock_filter *f, unsigned int n, enum fr
 		emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_9, BPF_REG_6, offsetof(struct __sk_buff, len)));
 		frame_copy(e, BPF_REG_9, FRAME_WIN_LEN);
 	}
-	ret = cbpf_translate(e, f, n, mode, BPF_REG_9, &reject, err, errlen);
+	ret = cbpf_translate(e, f, n, mode, BPF_REG_9, 0, &reject, err, errlen);
 	emit(e, BPF_MOV64_IMM(BPF_REG_0, 1));
 	emit(e, BPF_EXIT_INSN());
 	emit_patch_here(e, reject);
