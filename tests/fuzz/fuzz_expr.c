@@ -2,15 +2,17 @@
 /*
  * fuzz_expr: an expression, as `ebpfcount EXPR` takes it, through the lexer,
  * the parser and program_build(), for a capture file (the where clause
- * compiled by libpcap, translated by cbpf.c).
+ * compiled by libpcap, translated by cbpf.c); or several, separated by ';',
+ * as `ebpfcount -e EXPR -e EXPR` takes them, in one program.
  *
- * Input: the expression up to the first NUL byte (all of it if there is
+ * Input: the expressions up to the first NUL byte (all of it if there is
  * none); after the NUL, u8 options (bit 0: the verifier allows LD_ABS only;
  * bit 1: a LINUX_SLL capture, no Ethernet addresses; bits 2-3: --max-keys
  * 0, 1, 4 or 100), u8 extra (bits 0-1: gso_segs; the rest: the bytes of
  * the packet not seen, cb[0], in units of 997), then frames (frame_from()).
  *
- * Refused: one error of one line, at an offset inside the expression
+ * Refused: one error of one line, at an offset inside the expression it
+ * names
  * (compile.h's -1, "not about one", must not be used for an error that
  * comes from the expression, and every one does).
  *
@@ -22,8 +24,9 @@
  * the packet only through LD_ABS/LD_IND and skb_load_bytes, which check
  * its bounds; it stops a program after VM_MAX_STEPS instructions.  So any
  * vm_load() or vm_run() error is a finding, as is a return value other
- * than 0.  Last, the counts: the packets and bytes in the maps (entries
- * and overflow) must be those of the frames the where clause accepts,
+ * than 0.  Last, the counts: the packets and bytes in each expression's
+ * maps (entries and overflow) must be those of the frames its where clause
+ * accepts,
  * as libpcap's own interpreter runs it: gso_segs (at least 1) packets and
  * len + cb[0] bytes each (not checked where libpcap cannot tell: inbound,
  * outbound and ifindex, and where Linux and libpcap differ, fuzz.h).
@@ -60,21 +63,12 @@ static void check_error(const char *expr, const struct build_error *err)
 			  err->msg);
 }
 
-/*
- * Run p on every frame; what the where clause accepts goes to want.
- * Returns 0 if libpcap cannot tell (ancillary loads: inbound, ifindex).
- */
-static int run(const char *expr, const struct program *p, struct vm *vm,
-	       const struct frame *f, int nf, const struct vm_skb *meta, struct sum *want)
+/* Run the program on every frame: it must return 0, never fail. */
+static void run(const char *expr, struct vm *vm, const struct frame *f, int nf,
+		const struct vm_skb *meta)
 {
-	struct bpf_program ref = { 0 };
-	char err[PCAP_ERRBUF_SIZE];
-	int i, known = 1;
+	int i;
 
-	if (p->x[0].q.filter && filter_compile(p->x[0].q.filter, NULL, &ref, err, sizeof(err)))
-		fuzz_fail("'%s': built, but its where clause does not compile: %s", expr, err);
-	if (p->x[0].q.filter)
-		known = !has_ancillary(filter_insns(&ref), ref.bf_len);
 	for (i = 0; i < nf; i++) {
 		struct vm_skb skb = *meta;
 		__u32 ret;
@@ -86,29 +80,40 @@ static int run(const char *expr, const struct program *p, struct vm *vm,
 			fuzz_fail("'%s': frame %d: %s", expr, i, vm_error(vm));
 		if (ret)
 			fuzz_fail("'%s': frame %d: the program returned %u", expr, i, ret);
-		if (p->x[0].q.filter && !bpf_filter(ref.bf_insns, skb.data, skb.len + skb.cb[0], skb.len))
+	}
+}
+
+/*
+ * What x's where clause accepts of the frames, as libpcap runs it, into
+ * want.  Returns 0 if libpcap cannot tell (ancillary loads: inbound,
+ * ifindex) or a frame reached a place where Linux and libpcap differ
+ * (fuzz.h).
+ */
+static int accepted(const struct expr *x, const struct frame *f, int nf,
+		    const struct vm_skb *meta, struct sum *want)
+{
+	struct bpf_program ref = { 0 };
+	char err[PCAP_ERRBUF_SIZE];
+	int i, known = 1;
+
+	if (x->q.filter && filter_compile(x->q.filter, NULL, &ref, err, sizeof(err)))
+		fuzz_fail("'%s': built, but its where clause does not compile: %s", x->text,
+			  err);
+	if (x->q.filter)
+		known = !has_ancillary(filter_insns(&ref), ref.bf_len);
+	for (i = 0; i < nf; i++) {
+		__u32 len = f[i].len + meta->cb[0];
+
+		if (x->q.filter && classic_diverges(filter_insns(&ref), ref.bf_len, f[i].data,
+						    f[i].len, len))
+			known = 0;
+		if (x->q.filter && !bpf_filter(ref.bf_insns, f[i].data, len, f[i].len))
 			continue;
-		want->packets += skb.gso_segs ? skb.gso_segs : 1;
-		want->bytes += (__u32)(skb.len + skb.cb[0]);
+		want->packets += meta->gso_segs ? meta->gso_segs : 1;
+		want->bytes += len;
 	}
 	filter_free(&ref);
 	return known;
-}
-
-/* Did a frame reach a place where Linux and libpcap differ (fuzz.h)? */
-static int diverges(const struct program *p, const struct frame *f, int nf, __u32 unseen)
-{
-	struct bpf_program ref;
-	char err[PCAP_ERRBUF_SIZE];
-	int i, d = 0;
-
-	if (!p->x[0].q.filter || filter_compile(p->x[0].q.filter, NULL, &ref, err, sizeof(err)))
-		return 0;
-	for (i = 0; i < nf && !d; i++)
-		d = classic_diverges(filter_insns(&ref), ref.bf_len, f[i].data, f[i].len,
-				     f[i].len + unseen);
-	filter_free(&ref);
-	return d;
 }
 
 static void check_program(const char *expr, const struct program *p, struct in *in)
@@ -117,14 +122,13 @@ static void check_program(const char *expr, const struct program *p, struct in *
 	struct frame f[NFRAMES + MAX_INPUT_FRAMES];
 	unsigned int extra = in_u8(in);
 	struct vm_skb meta = { .gso_segs = gso[extra & 3], .cb[0] = (extra >> 2) * 997 };
-	struct sum got = { 0 }, want = { 0 };
-	struct layout lay = p->x[0].lay;
+	int fds[MAP_SLOT(MAX_EXPRS, 0)], nf, i, k;
+	struct layout lay[MAX_EXPRS];
+	struct maps m[MAX_EXPRS];
 	struct counter overflow;
 	struct bpf_insn *insns;
 	struct vm *vm = vm_new(1);
-	struct maps m;
 	char err[512];
-	int nf, known;
 
 	frames_init();
 	memcpy(f, frames, sizeof(frames));
@@ -133,31 +137,42 @@ static void check_program(const char *expr, const struct program *p, struct in *
 	insns = malloc(p->e.len * sizeof(*insns));
 	if (!vm || !insns)
 		fuzz_fail("out of memory");
-	/*
-	 * An unbounded hash has 2^20 entries, whose creation takes 5 ms under
-	 * ASan: one of 64 holds the keys of 20 frames as well, never full.
-	 */
-	if (!lay.array && !lay.tables)
-		lay.max_entries = 64;
-	if (maps_create(&m, &lay, maps_engine(vm), err, sizeof(err)))
-		fuzz_fail("'%s': maps_create: %s", expr, err);
+	for (i = 0; i < p->nx; i++) {
+		/*
+		 * An unbounded hash has 2^20 entries, whose creation takes 5 ms
+		 * under ASan: one of 64 holds the keys of 20 frames as well,
+		 * never full.
+		 */
+		lay[i] = p->x[i].lay;
+		if (!lay[i].array && !lay[i].tables)
+			lay[i].max_entries = 64;
+		if (maps_create(&m[i], &lay[i], maps_engine(vm), err, sizeof(err)))
+			fuzz_fail("'%s': maps_create: %s", p->x[i].text, err);
+		for (k = 0; k < NR_MAPS; k++)
+			fds[MAP_SLOT(i, k)] = m[i].fd[k];
+	}
 	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
-	layout_relocate(insns, p->e.len, m.fd);
+	layout_relocate(insns, p->e.len, fds);
 	if (vm_load(vm, insns, p->e.len, err, sizeof(err)))
 		fuzz_fail("'%s': the engine refused the program: %s", expr, err);
 	free(insns);
-	known = run(expr, p, vm, f, nf, &meta, &want);
-	if (maps_read(&m, add_entry, &got, &overflow))
-		fuzz_fail("'%s': maps_read failed", expr);
-	got.packets += overflow.packets;
-	got.bytes += overflow.bytes;
-	if (known && (got.packets != want.packets || got.bytes != want.bytes) &&
-	    !diverges(p, f, nf, meta.cb[0]))
-		fuzz_fail("'%s': counted %llu packets, %llu bytes; the where clause accepts "
-			  "%llu packets, %llu bytes", expr, (unsigned long long)got.packets,
-			  (unsigned long long)got.bytes, (unsigned long long)want.packets,
-			  (unsigned long long)want.bytes);
-	maps_close(&m);
+	run(expr, vm, f, nf, &meta);
+	for (i = 0; i < p->nx; i++) {
+		struct sum got = { 0 }, want = { 0 };
+		int known = accepted(&p->x[i], f, nf, &meta, &want);
+
+		if (maps_read(&m[i], add_entry, &got, &overflow))
+			fuzz_fail("'%s': maps_read failed", p->x[i].text);
+		got.packets += overflow.packets;
+		got.bytes += overflow.bytes;
+		if (known && (got.packets != want.packets || got.bytes != want.bytes))
+			fuzz_fail("'%s' (%d of %d in one program): counted %llu packets, %llu "
+				  "bytes; the where clause accepts %llu packets, %llu bytes",
+				  p->x[i].text, i + 1, p->nx, (unsigned long long)got.packets,
+				  (unsigned long long)got.bytes, (unsigned long long)want.packets,
+				  (unsigned long long)want.bytes);
+		maps_close(&m[i]);
+	}
 	vm_free(vm);
 }
 
@@ -176,13 +191,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct build_error err;
 	struct program p;
 	char *expr = malloc(len + 1);	/* exactly: ASan sees a read past its end */
+	char *x[MAX_EXPRS + 1], *semi;
+	int n = 0;
 
 	if (!expr)
 		return 0;
 	memcpy(expr, data, len);
 	expr[len] = '\0';
-	if (program_build(&p, (const char *const *)&expr, 1, &o, &err)) {
-		check_error(expr, &err);
+	/* expressions separated by ';': up to one more than a program takes */
+	for (x[n++] = expr; n <= MAX_EXPRS && (semi = strchr(x[n - 1], ';')); x[n++] = semi + 1)
+		*semi = '\0';
+	if (program_build(&p, (const char *const *)x, n, &o, &err)) {
+		if (n > MAX_EXPRS && err.pos != -1)
+			fuzz_fail("%d expressions: error at %d: %s", n, err.pos, err.msg);
+		else if (n <= MAX_EXPRS && err.expr >= 0 && err.expr < n)
+			check_error(x[err.expr], &err);
+		else if (n <= MAX_EXPRS)
+			fuzz_fail("'%s': error about expression %d of %d", expr, err.expr, n);
 	} else {
 		check_program(expr, &p, &in);
 		program_free(&p);

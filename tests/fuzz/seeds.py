@@ -80,6 +80,13 @@ def expr_seeds(rng):
         opt = rng.randrange(256)
         data = e.encode() + b"\0" + bytes([opt, rng.randrange(256)]) + frames_tail(rng, 3)
         write("fuzz_expr", "frames-%02d" % i, data)
+    # several expressions in one program (-e), ';' between them (a generator
+    # of their own: the other seeds stay as they were)
+    mrng = random.Random(14)
+    for i in range(6):
+        e = ";".join(mrng.sample(EXPRS, mrng.randrange(2, 9)))
+        data = e.encode() + b"\0" + bytes([mrng.randrange(256), mrng.randrange(256)])
+        write("fuzz_expr", "multi-%02d" % i, data + frames_tail(mrng, 3))
 
 
 def cbpf_seeds(rng):
