@@ -272,26 +272,22 @@ static void json_interval(struct output *o, const struct interval *iv)
 /* CSV */
 
 /*
- * The key columns: each expression's keys in order, a key taking the
- * first column of its field's name that an earlier key of the same
- * expression has not taken.
+ * The key columns: the fields of every expression, in the order they come
+ * (an expression names a field once at most, parse.c).
  */
 static void csv_columns(struct output *o)
 {
-	int i, j, c, used;
+	int i, j, c;
 
 	o->ncols = 0;
 	for (i = 0; i < o->nx; i++) {
-		used = 0;	/* columns taken by expression i, a bit each */
 		for (j = 0; j < o->x[i].q.nkeys; j++) {
 			const char *name = o->x[i].q.keys[j].field->name;
 
-			for (c = 0; c < o->ncols; c++)
-				if (!(used & 1 << c) && !strcmp(o->cols[c], name))
-					break;
+			for (c = 0; c < o->ncols && strcmp(o->cols[c], name); c++)
+				;
 			if (c == o->ncols)
 				o->cols[o->ncols++] = name;
-			used |= 1 << c;
 			o->col[i][j] = c;
 		}
 	}

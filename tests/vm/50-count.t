@@ -138,7 +138,7 @@ def measured(csv_text, nkeys):
 
 def measured_multi(csv_text, expr):
     """The rows of expression expr in the CSV of a program of several: the
-    expr column names it; its keys take the first columns of their names."""
+    expr column names it; its keys take the columns of their fields."""
     rows = collections.defaultdict(lambda: [0, 0])
     truncated = 0
     lines = list(csv.reader(io.StringIO(csv_text)))
