@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of tests/vm/75-prometheus.t: ebpfcount --listen 9108 -F none
-# on one end of a veth pair whose name needs escaping in a label value
+# Guest side of tests/vm/75-prometheus.t: ebpfcount --listen 9108, two
+# expressions in one program (-e), on one end of a veth pair whose name needs escaping in a label value
 # (v"a\b), 300 + 200 crafted UDP frames sent into the other end; the host
 # scrapes it with a real Prometheus.  /sent on port 9109 says when the
 # frames are out; the host's GET /cgi-bin/done ends the run, after which
@@ -22,10 +22,11 @@ httpd -f -p 9109 -h $www &
 httpd=$!
 
 ebpfcount -i "$VA" -F json --listen 9108 --textfile /tmp/m.prom \
-	"count by udp.dstport where ether src $M" >/tmp/out.json 2>/tmp/err &
+	-e "count by udp.dstport where ether src $M" -e "count by ip.proto where ether src $M" \
+	>/tmp/out.json 2>/tmp/err &
 pid=$!
 ok "ebpfcount serves /metrics in the guest" retry 60 \
-	sh -c "timeout 10 wget -q -O - http://198.19.0.15:9108/metrics | grep -q '^ebpfcount_keys '"
+	sh -c "timeout 10 wget -q -O - http://198.19.0.15:9108/metrics | grep -q '^ebpfcount_keys[{ ]'"
 # Every thread, the HTTP server's too, has given up its capabilities.
 is "$(ls /proc/$pid/task | wc -l):$(grep -h '^Cap[EPB][fnr][fmd]' /proc/$pid/task/*/status | sort -u | tr -s '\t\n' '  ')" \
 	"2:CapBnd: 0000000000000000 CapEff: 0000000000000000 CapPrm: 0000000000000000 " \
@@ -47,8 +48,9 @@ kill -INT $pid
 wait $pid
 rc=$?
 is "$rc:$(cat /tmp/err)" "0:" "ebpfcount ends with status 0, nothing on stderr"
-is "$(grep '"final": true' /tmp/out.json | grep -o '"total": {"packets": [0-9]*')" \
-	'"total": {"packets": 500' "its final totals are the 500 frames sent"
-is "$(sed -n 's/^ebpfcount_packets_total{udp_dstport="\([0-9]*\)"} /\1:/p' /tmp/m.prom | sort | tr '\n' ' ')" \
+is "$(grep '"final": true' /tmp/out.json | grep -o '"total": {"packets": [0-9]*' | tr '\n' ' ')" \
+	'"total": {"packets": 500 "total": {"packets": 500 ' \
+	"the final totals of both expressions are the 500 frames sent"
+is "$(sed -n 's/^ebpfcount_packets_total{expr="count by udp.dstport[^"]*",udp_dstport="\([0-9]*\)"} /\1:/p' /tmp/m.prom | sort | tr '\n' ' ')" \
 	"7000:300 7001:200 " "the textfile holds the final totals"
 done_testing

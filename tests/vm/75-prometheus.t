@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # A real Prometheus on the host scrapes ebpfcount --listen in a guest
 # (qemu-env/vm --forward, tests/guest/prometheus.sh): PromQL sums of the
-# counters equal what was sent; the exposition passes promtool (text
+# counters of each of two expressions (the expr label) equal what was
+# sent; the exposition passes promtool (text
 # format 0.0.4) and prometheus_client's OpenMetrics parser when asked for
 # OpenMetrics; the label of an interface named v"a\b is escaped.
 . "$(dirname "$0")/lib.sh"
@@ -44,18 +45,25 @@ is "$(grep -c '^ebpfcount_interface_receive_packets_total{interface="v\\"a\\\\b"
 	"the interface v\"a\\b is escaped in its label"
 
 # Prometheus's own view of it (2.42 asks for OpenMetrics first).
-v=$(prom_poll 90 'sum(ebpfcount_packets_total) == 500')
-is "$v" 500 "PromQL: the packets summed over every series are the 500 sent"
+M=52:54:00:12:34:77
+E1="count by udp.dstport where ether src $M" E2="count by ip.proto where ether src $M"
+v=$(prom_poll 90 "sum(ebpfcount_packets_total{expr=\"$E1\"}) == 500")
+is "$v" 500 "PromQL: the packets summed over the first expression's series are the 500 sent"
+is "$(prom_query "sum(ebpfcount_packets_total{expr=\"$E2\"})")" 500 \
+	"PromQL: and over the second expression's"
+is "$(prom_query 'count(sum by (expr) (ebpfcount_packets_total))')" 2 \
+	"PromQL: two expressions, told apart by the expr label"
 is "$(prom_query 'ebpfcount_packets_total{udp_dstport="7000"}')" 300 "PromQL: 300 to port 7000"
 is "$(prom_query 'ebpfcount_packets_total{udp_dstport="7001"}')" 200 "PromQL: 200 to port 7001"
-is "$(prom_query 'ebpfcount_packets_total{overflow="true"}')" 0 "PromQL: an overflow series, 0"
-is "$(prom_query 'sum(ebpfcount_bytes_total)')" 21000 "PromQL: 500 frames of 42 bytes"
+is "$(prom_query 'ebpfcount_packets_total{ip_proto="17"}')" 500 "PromQL: 500 UDP (ip.proto 17)"
+is "$(prom_query "ebpfcount_packets_total{overflow=\"true\",expr=\"$E1\"}")" 0 \
+	"PromQL: an overflow series, 0"
+is "$(prom_query "sum(ebpfcount_bytes_total{expr=\"$E1\"})")" 21000 "PromQL: 500 frames of 42 bytes"
 v=$(prom_query 'ebpfcount_interface_receive_packets_total{interface="v\"a\\b"}')
 cmp_ok "${v:-0}" -ge 500 "PromQL: the interface's own receive counter, by its escaped name ($v)"
 v=$(prom_query 'ebpfcount_program_runs_total')
 cmp_ok "${v:-0}" -ge 500 "PromQL: the program ran for every frame (kernel.bpf_stats_enabled; $v)"
-is "$(prom_query 'count(ebpfcount_build_info{expr="count by udp.dstport where ether src 52:54:00:12:34:77"})')" 1 \
-	"PromQL: build_info names the expression"
+is "$(prom_query 'count(ebpfcount_build_info)')" 2 "PromQL: build_info names each expression"
 is "$(prom_query 'up{job="guest"}')" 1 "Prometheus's scrapes succeed (up is 1)"
 
 curl -fsS --max-time 30 -o /dev/null "http://127.0.0.1:$hp2/cgi-bin/done"
