@@ -2,9 +2,10 @@
 /*
  * ebpfcount: count packets per key in the kernel with eBPF.
  *
- *   expression --parse--> query --codegen (+ pcap filter via cbpf)-->
- *   eBPF --load (verifier)--> program on an AF_PACKET socket, counting in
- *   per-CPU maps --report--> per-interval rows --output--> human/JSON/CSV
+ *   expressions --parse--> queries --codegen (+ pcap filters via cbpf)-->
+ *   one eBPF program --load (verifier)--> on an AF_PACKET socket, counting
+ *   in per-CPU maps, a table per expression --report--> per-interval rows
+ *   --output--> human/JSON/CSV, Prometheus, the live view
  */
 #include <errno.h>
 #include <getopt.h>
