@@ -930,6 +930,7 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 	    struct emit *e, char *err, size_t errlen)
 {
 	struct gen g = { .e = e, .mode = mode, .out = NO_JUMP };
+	int shared = nx > 1;	/* the headers analysed once, before the where clauses */
 	int i;
 
 	for (i = 0; i < nx; i++)
@@ -948,17 +949,8 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		frame_length(e, R_L4);
 		frame_copy(e, R_L4, g.win_len);
 	}
-	if (nx == 1) {
-		/* the where clause first: what it rejects needs no analysis */
-		gen_expr(&g, x, 0);
-		if (gen_where(&g, x, 0, err, errlen))
-			return -1;
-		gen_key_init(&g);
-		gen_headers(&g);
-		gen_keys(&g);
-		gen_count(&g);
-		emit_concat(e, &g.out, g.next);
-	} else if (g.need.l3) {
+	/* one expression: its where clause first, what it rejects needs no analysis */
+	if (shared && g.need.l3) {
 		emit_note(e, "the headers, analysed once for every expression");
 		frame_length(e, R_LEN);
 		gen_headers(&g);
@@ -966,18 +958,20 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		if (g.need.l4)
 			emit(e, BPF_STX_MEM(BPF_DW, FP, R_L4, SLOT_SAVE_L4));
 	}
-	for (i = 0; nx > 1 && i < nx; i++) {
+	for (i = 0; i < nx; i++) {
 		gen_expr(&g, x, i);
-		emit_note(e, i ? "the next expression" : "the first expression");
-		if (x[i].filter) {
+		if (shared)
+			emit_note(e, i ? "the next expression" : "the first expression");
+		if (shared && x[i].filter)
 			frame_length(e, R_L4);
-			if (gen_where(&g, &x[i], i < nx - 1, err, errlen))
-				return -1;
-		}
+		if (gen_where(&g, &x[i], i < nx - 1, err, errlen))
+			return -1;
 		gen_key_init(&g);
-		if (needs_l3(x[i].q))
+		if (!shared)
+			gen_headers(&g);
+		if (shared && needs_l3(x[i].q))
 			emit(e, BPF_LDX_MEM(BPF_DW, R_L3, FP, SLOT_SAVE_L3));
-		if (needs_q(x[i].q, LAYER_TCP))
+		if (shared && needs_q(x[i].q, LAYER_TCP))
 			emit(e, BPF_LDX_MEM(BPF_DW, R_L4, FP, SLOT_SAVE_L4));
 		gen_keys(&g);
 		gen_count(&g);
