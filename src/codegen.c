@@ -962,7 +962,8 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		gen_expr(&g, x, i);
 		if (shared)
 			emit_note(e, i ? "the next expression" : "the first expression");
-		if (shared && x[i].filter)
+		/* (the window's copy left it there for one expression) */
+		if (x[i].filter && (shared || g.mode == FRAME_DIRECT))
 			frame_length(e, R_L4);
 		if (gen_where(&g, &x[i], i < nx - 1, err, errlen))
 			return -1;

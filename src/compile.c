@@ -181,6 +181,8 @@ void program_free(struct program *p)
 
 const char *program_frame_mode(const struct program *p)
 {
+	if (p->mode == FRAME_DIRECT)
+		return "directly from the packet (LD_ABS past its linear part)";
 	if (p->mode == FRAME_WINDOW)
 		return "from a copy on the stack";
 	return p->allowed == FRAME_WINDOW ? "with LD_ABS (two reads or fewer)" :

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading the frame: the window on the stack, or LD_ABS; see frame.h. */
+/* Reading the frame: the window on the stack, LD_ABS, or the packet; see frame.h. */
 #include <stddef.h>
 #include <linux/bpf.h>
 
@@ -17,6 +17,13 @@ int frame_size(int n)
 
 /* Offsets held in registers are those of the network header or after. */
 #define REG_BASE_ALIGN 14
+
+/*
+ * FRAME_DIRECT: the largest packet offset read through a register; the
+ * verifier wants the offset bounded, and a packet's linear part is below
+ * 64 KiB.
+ */
+#define DIRECT_MAX_OFF 0xff00
 
 void frame_length(struct emit *e, int reg)
 {
@@ -81,6 +88,50 @@ static void ld_abs(struct emit *e, int size, int base, int off)
 		emit(e, INSN(BPF_LD | size | BPF_IND, 0, base, 0, frame_skb_off(e, off)));
 }
 
+/*
+ * FRAME_DIRECT: r0 = the size bytes at frame offset base + off (base < 0:
+ * at off), in host order, straight from the packet; to *slow when they do
+ * not lie in its linear part.  Clobbers r1-r3.
+ */
+static void direct_load(struct emit *e, int size, int base, int off, int *slow)
+{
+	int n = bytes_of[size], at = frame_skb_off(e, off);
+
+	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_2, CTX, offsetof(struct __sk_buff, data)));
+	if (base >= 0) {
+		/* r2 += base + at, which the verifier must see bounded */
+		emit(e, BPF_MOV64_REG(BPF_REG_1, base));
+		if (at)
+			emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, at));
+		emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, DIRECT_MAX_OFF, 0), slow);
+		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_1));
+		at = 0;
+	}
+	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_3, CTX, offsetof(struct __sk_buff, data_end)));
+	emit(e, BPF_MOV64_REG(BPF_REG_1, BPF_REG_2));
+	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, at + n));
+	emit_jump(e, BPF_JMP_REG(BPF_JGT, BPF_REG_1, BPF_REG_3, 0), slow);
+	emit(e, BPF_LDX_MEM(size, BPF_REG_0, BPF_REG_2, at));
+	if (n > 1)
+		emit(e, BPF_ENDIAN_BE(BPF_REG_0, 8 * n));
+}
+
+/* FRAME_DIRECT: a direct read, or LD_ABS/LD_IND past the linear part. */
+static void direct_or_abs(struct emit *e, int size, int base, int off)
+{
+	int slow = NO_JUMP, done = NO_JUMP;
+
+	if (base < 0 && frame_skb_off(e, off) < 0) {	/* a cooked frame's header */
+		ld_abs(e, size, base, off);
+		return;
+	}
+	direct_load(e, size, base, off, &slow);
+	emit_jump(e, BPF_JMP_A(0), &done);
+	emit_patch_here(e, slow);
+	ld_abs(e, size, base, off);
+	emit_patch_here(e, done);
+}
+
 /* The register that holds the window address of frame offset base + 0,
  * and the offset of off from it. */
 static int window_ptr(int base, int off, int *at)
@@ -140,6 +191,10 @@ void frame_load(struct emit *e, enum frame_mode mode, int size, int base, int of
 		ld_abs(e, size, base, off);
 		return;
 	}
+	if (mode == FRAME_DIRECT) {
+		direct_or_abs(e, size, base, off);
+		return;
+	}
 	ptr = window_ptr(base, off, &at);
 	load_window(e, size, ptr, at, aligned(size, base, off), 0);
 }
@@ -171,7 +226,15 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 {
 	int n = bytes_of[size], slow = NO_JUMP, done = NO_JUMP;
 
-	if (mode == FRAME_LD_ABS || off < 0 || (base < 0 && off > FRAME_WIN_LEN - n)) {
+	if (mode == FRAME_DIRECT && off >= 0) {
+		if (base < 0)
+			emit_jump(e, BPF_JMP_IMM(BPF_JLT, len_reg, off + n, 0), reject);
+		else
+			check_end(e, base, off, n, len_reg, reject);
+		direct_or_abs(e, size, base, off);
+		return;
+	}
+	if (mode != FRAME_WINDOW || off < 0 || (base < 0 && off > FRAME_WIN_LEN - n)) {
 		if (keep_going)
 			check_end(e, base, off, n, len_reg, reject);
 		ld_abs(e, size, base, off);

@@ -3,13 +3,21 @@
  * How a program reads the frame: the code generator's key fields and the
  * translated where clause both read it through here.
  *
- * Socket filters cannot read packet data directly.  Each LD_ABS/LD_IND
- * calls a helper, so the program instead copies the frame's first
- * FRAME_WIN_LEN bytes to the stack once, with bpf_skb_load_bytes(), and
- * reads the copy, the "window".  A read at an offset held in a register is
- * a variable-offset stack access, which the verifier allows only with
- * CAP_PERFMON (or CAP_SYS_ADMIN); without it, FRAME_LD_ABS programs read
- * with LD_ABS/LD_IND instead.
+ * Stock kernels do not let socket filters read packet data directly.  Each
+ * LD_ABS/LD_IND calls a helper, so the program instead copies the frame's
+ * first FRAME_WIN_LEN bytes to the stack once, with bpf_skb_load_bytes(),
+ * and reads the copy, the "window" (FRAME_WINDOW).  A read at an offset
+ * held in a register is a variable-offset stack access, which the verifier
+ * allows only with CAP_PERFMON (or CAP_SYS_ADMIN); without it,
+ * FRAME_LD_ABS programs read with LD_ABS/LD_IND instead.
+ *
+ * Where the kernel lets a privileged socket filter read __sk_buff->data
+ * and data_end (kernel-patches/), FRAME_DIRECT programs read each value
+ * straight from the packet after a bounds check against data_end, and with
+ * LD_ABS/LD_IND when the bytes lie past the linear part of the skb: the
+ * same bytes either way, so the counts do not depend on how the skb is
+ * laid out.  Registers then hold frame offsets, as with LD_ABS.  An
+ * offset in a register takes CAP_PERFMON here too.
  *
  * The window starts 2 bytes past a 4-byte boundary, so that the network
  * header of an untagged or single-tagged frame, and the transport header
@@ -20,7 +28,7 @@
 
 #include "emit.h"
 
-enum frame_mode { FRAME_WINDOW, FRAME_LD_ABS };
+enum frame_mode { FRAME_WINDOW, FRAME_LD_ABS, FRAME_DIRECT };
 
 /*
  * A cooked frame (e->cooked, for -i any): the socket shows each packet
@@ -59,11 +67,11 @@ void frame_copy(struct emit *e, int len_reg, int win_len);
  * r0 = the size (BPF_B, BPF_H, BPF_W) bytes at frame offset base + off
  * (base < 0: at off), in host order.  The caller has checked that the
  * frame holds them and, in FRAME_WINDOW mode, that they lie in the window.
- * A register base holds the frame offset in FRAME_LD_ABS mode and its
- * window address in FRAME_WINDOW mode (frame_window_base()); the offset
- * is that of the network header or of one after it, 2 more than a
- * multiple of 4 (14, 18, 14 + 4k), as the verifier must be able to tell.
- * Clobbers r1-r5.
+ * A register base holds the frame offset in FRAME_LD_ABS and FRAME_DIRECT
+ * modes and its window address in FRAME_WINDOW mode (frame_window_base());
+ * the offset is that of the network header or of one after it, 2 more
+ * than a multiple of 4 (14, 18, 14 + 4k), as the verifier must be able to
+ * tell.  Clobbers r1-r5.
  */
 void frame_load(struct emit *e, enum frame_mode mode, int size, int base, int off);
 
@@ -76,10 +84,11 @@ void frame_window_base(struct emit *e, int reg);
 /*
  * The same for the translated where clause, with no alignment known and
  * no check made: a read past the frame's end (length in len_reg) jumps to
- * *reject; one past the window, or any in FRAME_LD_ABS mode, is an
- * LD_ABS/LD_IND, which ends the program with return 0 past the end,
- * unless keep_going: then it is checked first and jumps to *reject too
- * (a negative offset, an ancillary one, is not checked).  Clobbers r1-r5.
+ * *reject; one past the window or the linear part, or any in FRAME_LD_ABS
+ * mode, is an LD_ABS/LD_IND, which ends the program with return 0 past the
+ * end, unless keep_going: then it is checked first and jumps to *reject
+ * too (a negative offset, an ancillary one, is not checked).  Clobbers
+ * r1-r5.
  */
 void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base, int off,
 			int len_reg, int keep_going, int *reject);

@@ -84,14 +84,45 @@ static int has_cap(const struct __user_cap_data_struct *d, int cap)
 	return d[cap / 32].effective & (1u << cap % 32);
 }
 
-enum frame_mode load_frame_mode(void)
+/*
+ * Does the verifier let this process's socket filters read the packet at
+ * an offset held in a register, as FRAME_DIRECT programs do?  A stock
+ * kernel refuses the ctx access to data (EACCES).
+ */
+static int direct_reads(void)
+{
+	static const struct bpf_insn insns[] = {
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, offsetof(struct __sk_buff, len)),
+		BPF_ALU64_IMM(BPF_AND, BPF_REG_2, 0xff),
+		BPF_LDX_MEM(BPF_W, BPF_REG_3, BPF_REG_1, offsetof(struct __sk_buff, data)),
+		BPF_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_2),
+		BPF_LDX_MEM(BPF_W, BPF_REG_4, BPF_REG_1, offsetof(struct __sk_buff, data_end)),
+		BPF_MOV64_REG(BPF_REG_5, BPF_REG_3),
+		BPF_ALU64_IMM(BPF_ADD, BPF_REG_5, 1),
+		BPF_JMP_REG(BPF_JGT, BPF_REG_5, BPF_REG_4, 1),
+		BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_3, 0),
+		BPF_EXIT_INSN(),
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ebpfcount_probe", "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+enum frame_mode load_frame_mode(int probe)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
 
 	if (syscall(SYS_capget, &h, d))
 		return FRAME_LD_ABS;
-	return has_cap(d, CAP_PERFMON) || has_cap(d, CAP_SYS_ADMIN) ? FRAME_WINDOW : FRAME_LD_ABS;
+	if (!has_cap(d, CAP_PERFMON) && !has_cap(d, CAP_SYS_ADMIN))
+		return FRAME_LD_ABS;
+	return probe && direct_reads() ? FRAME_DIRECT : FRAME_WINDOW;
 }
 
 /* What bpf_test_init() takes: a page less headroom and skb_shared_info. */

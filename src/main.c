@@ -365,14 +365,35 @@ static _Noreturn void die_at(const char *expr, int pos, const char *msg)
 }
 
 /*
- * Build the program for the packets of src, as the kernel would load it
- * from this process (the user engine runs what root would load).
+ * How the program reads the frame: as the kernel lets this process (the
+ * user engine runs what root would load, from a copy on the stack), unless
+ * EBPFCOUNT_FRAME names a way (window, direct or ld_abs; for tests).  The
+ * kernel is asked whether it allows direct reads only for a program that
+ * is for it: on an interface, or with the kernel engine.
  */
+static enum frame_mode frame_mode(const struct options *o)
+{
+	static const char *const names[] = {
+		[FRAME_WINDOW] = "window", [FRAME_LD_ABS] = "ld_abs", [FRAME_DIRECT] = "direct",
+	};
+	const char *env = getenv("EBPFCOUNT_FRAME");
+	size_t i;
+
+	if (env && *env) {
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(env, names[i]))
+				return (enum frame_mode)i;
+		die("EBPFCOUNT_FRAME is window, direct or ld_abs, not '%s'", env);
+	}
+	if (o->file && !o->kernel_engine)
+		return FRAME_WINDOW;
+	return load_frame_mode(o->kernel_engine || o->ifname);
+}
+
+/* Build the program for the packets of src, as the kernel would load it. */
 static void compile(const struct options *o, const struct source *src, struct program *p)
 {
-	struct build_opts bo = { .src = *src, .max_keys = o->max_keys,
-				 .allowed = o->file && !o->kernel_engine ? FRAME_WINDOW :
-					    load_frame_mode() };
+	struct build_opts bo = { .src = *src, .max_keys = o->max_keys, .allowed = frame_mode(o) };
 	struct build_error err;
 
 	if (program_build(p, o->exprs, o->nexprs, &bo, &err)) {

@@ -559,6 +559,26 @@ static bool known_ctx_field(size_t off, __u32 size)
 	return false;
 }
 
+/* The bytes a direct read may reach: [data, data_end). */
+static size_t linear_len(const struct vm_skb *skb)
+{
+	return skb->nonlinear < skb->len ? skb->len - skb->nonlinear : 0;
+}
+
+/* A 32-bit load of __sk_buff.data or data_end: the address, in full. */
+static bool pkt_field(__u64 base, __s16 off, const struct vm *vm)
+{
+	return base == (uintptr_t)&vm->ctx &&
+	       (off == SKB_FIELD(data) || off == SKB_FIELD(data_end));
+}
+
+static __u64 pkt_addr(const struct vm *vm, __s16 off)
+{
+	uintptr_t data = (uintptr_t)vm->skb->data;
+
+	return off == SKB_FIELD(data) ? data : data + linear_len(vm->skb);
+}
+
 static unsigned char *stack_mem(struct vm *vm, size_t off, __u32 size, bool write)
 {
 	__u32 i;
@@ -604,6 +624,8 @@ static unsigned char *map_mem(struct vm *vm, __u64 base, __u64 addr, __u32 size)
 static unsigned char *mem(struct vm *vm, __u64 base, __s16 off, __u32 size, bool write)
 {
 	uintptr_t stack = (uintptr_t)vm->stack, ctx = (uintptr_t)&vm->ctx;
+	uintptr_t pkt = (uintptr_t)vm->skb->data;
+	size_t linear = linear_len(vm->skb);
 	__u64 addr = base + (__s64)off;
 
 	if (base - stack <= VM_STACK_SIZE) {
@@ -611,6 +633,14 @@ static unsigned char *mem(struct vm *vm, __u64 base, __s16 off, __u32 size, bool
 			return stack_mem(vm, addr - stack, size, write);
 		return fault(vm, "access at fp%+lld, size %u, outside the stack",
 			     (long long)(addr - stack - VM_STACK_SIZE), size), NULL;
+	}
+	if (pkt && base - pkt <= linear) {
+		if (write || size > linear || addr - pkt > linear - size)
+			return fault(vm, "%s the packet at %lld, size %u, outside data..data_end "
+				     "(%zu bytes)",
+				     write ? "write to" : "read of", (long long)(addr - pkt), size,
+				     linear), NULL;
+		return (unsigned char *)vm->skb->data + (addr - pkt);
 	}
 	if (base - ctx < sizeof(vm->ctx)) {
 		if (write || addr - ctx >= sizeof(vm->ctx) || !known_ctx_field(addr - ctx, size))
@@ -930,6 +960,10 @@ static bool step(struct vm *vm, const struct bpf_insn *in)
 		}
 		break;
 	case BPF_LDX:
+		if (size_of(in->code) == 4 && pkt_field(rd(vm, in->src_reg), in->off, vm)) {
+			wr(vm, in->dst_reg, pkt_addr(vm, in->off));
+			break;
+		}
 		p = mem(vm, rd(vm, in->src_reg), in->off, size_of(in->code), false);
 		if (p)
 			wr(vm, in->dst_reg, load(p, size_of(in->code)));
@@ -991,6 +1025,8 @@ static inline unsigned char *fast_mem(struct vm *vm, int pc, __u64 base, __s16 o
 		p = fast_mem(vm, pc, r[in->src_reg], in->off, sizeof(T), false);	\
 		if (!p) return -1;						\
 		{ T v; memcpy(&v, p, sizeof(T)); r[in->dst_reg] = v; } break;	\
+	STORE_CASES(SZ, T)
+#define STORE_CASES(SZ, T)							\
 	case BPF_STX | BPF_MEM | SZ:						\
 		p = fast_mem(vm, pc, r[in->dst_reg], in->off, sizeof(T), true);	\
 		if (!p) return -1;						\
@@ -1053,9 +1089,19 @@ static int run_fast(struct vm *vm, __u32 *ret)
 		JMP_CASES(BPF_JMP32, __u32, BPF_JGE, d >= s)
 		JMP_CASES(BPF_JMP32, __u32, BPF_JLT, d < s)
 		JMP_CASES(BPF_JMP32, __u32, BPF_JLE, d <= s)
+		case BPF_LDX | BPF_MEM | BPF_W:	/* data and data_end: addresses */
+			if (pkt_field(r[in->src_reg], in->off, vm)) {
+				r[in->dst_reg] = pkt_addr(vm, in->off);
+				break;
+			}
+			p = fast_mem(vm, pc, r[in->src_reg], in->off, 4, false);
+			if (!p)
+				return -1;
+			{ __u32 v; memcpy(&v, p, 4); r[in->dst_reg] = v; }
+			break;
+		STORE_CASES(BPF_W, __u32)
 		MEM_CASES(BPF_B, __u8)
 		MEM_CASES(BPF_H, __u16)
-		MEM_CASES(BPF_W, __u32)
 		MEM_CASES(BPF_DW, __u64)
 		case BPF_JMP | BPF_JA:
 			pc += in->off;

@@ -19,8 +19,11 @@
  * as in the kernel, and offsets from SKF_NET_OFF and SKF_LL_OFF read as
  * the kernel reads them on an Ethernet device); the helpers
  * map_lookup_elem, map_update_elem, skb_load_bytes, get_smp_processor_id
- * and get_prandom_u32; reads of the __sk_buff fields in struct vm_skb.  Entry state as in the kernel: R1 =
- * the context, R10 = the top of a 512-byte stack.  The engine is one CPU:
+ * and get_prandom_u32; reads of the __sk_buff fields in struct vm_skb,
+ * and of data and data_end (a 32-bit load of either gives the 64-bit
+ * address, as the kernel converts it) with reads of the packet between
+ * them.  Entry state as in the kernel: R1 = the context, R10 = the top of
+ * a 512-byte stack.  The engine is one CPU:
  * a per-CPU map has one value per entry.
  *
  * Maps: ARRAY, PERCPU_ARRAY, HASH, PERCPU_HASH (open addressing, values
@@ -30,7 +33,8 @@
  * Bounded and safe: vm_load() refuses unknown opcodes, jumps out of the
  * program, a bad LD_IMM64 and maps it does not know; vm_run() stops after
  * VM_MAX_STEPS instructions, and every memory access must fall inside the
- * stack, a known context field, or one value of a map entry.  A fault is
+ * stack, a known context field, the packet's linear part (reads only), or
+ * one value of a map entry.  A fault is
  * an error naming the instruction (vm_error()), never a crash.  A strict
  * engine (vm_new(1), for tests) also faults on what the verifier would
  * refuse: reading a register or a stack byte that was never written.
@@ -55,6 +59,9 @@ struct vm;
 struct vm_skb {
 	const unsigned char *data;	/* the frame from L2, as AF_PACKET sees it */
 	unsigned int len;		/* bytes at data, also __sk_buff.len */
+	/* of those, the last ones outside the skb's linear part, which
+	 * __sk_buff.data_end leaves out (0: a linear skb) */
+	unsigned int nonlinear;
 	/* __sk_buff fields; protocol and vlan_proto in network byte order */
 	__u32 pkt_type;
 	__u32 protocol;

@@ -210,10 +210,21 @@ static inline int frame_from(struct in *in, struct frame *f)
 
 /* ---- classic programs ---- */
 
+static const char *const fuzz_mode_tag[] = {
+	[FRAME_WINDOW] = "", [FRAME_LD_ABS] = " (LD_ABS)", [FRAME_DIRECT] = " (direct)",
+};
+
+/* FRAME_DIRECT: the bytes of frame i of len outside the skb's linear part
+ * (all, half or none of them). */
+static inline unsigned int fuzz_nonlinear(int i, unsigned int len)
+{
+	return i % 3 == 0 ? 0 : i % 3 == 1 ? len - len / 2 : len;
+}
+
 /*
  * The classic program f wrapped as a whole program, as tests/unit/test_cbpf.c
  * does: accept 1, reject 0; in FRAME_WINDOW mode after a copy of the
- * window, with the frame length in r9.  Returns 0, or cbpf_translate()'s error.
+ * window, with the frame length in r9 (FRAME_DIRECT too).  Returns 0, or cbpf_translate()'s error.
  */
 static inline int translate(const struct sock_filter *f, unsigned int n, enum frame_mode mode,
 		     struct emit *e, char *err, size_t errlen)
@@ -222,10 +233,10 @@ static inline int translate(const struct sock_filter *f, unsigned int n, enum fr
 
 	emit_init(e);
 	emit(e, BPF_MOV64_REG(BPF_REG_6, BPF_REG_1));
-	if (mode == FRAME_WINDOW) {
+	if (mode != FRAME_LD_ABS)
 		emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_9, BPF_REG_6, offsetof(struct __sk_buff, len)));
+	if (mode == FRAME_WINDOW)
 		frame_copy(e, BPF_REG_9, FRAME_WIN_LEN);
-	}
 	ret = cbpf_translate(e, f, n, mode, BPF_REG_9, 0, &reject, err, errlen);
 	emit(e, BPF_MOV64_IMM(BPF_REG_0, 1));
 	emit(e, BPF_EXIT_INSN());

@@ -229,18 +229,19 @@ static void check(const char *s, const struct sock_filter *f, unsigned int n,
 	if (vm_load(vm, e.insns, e.len, err, sizeof(err)))
 		fuzz_fail("'%s': the engine refused the translation: %s", s, err);
 	for (i = 0; i < nf; i++) {
-		struct vm_skb skb = { .data = fr[i].data, .len = fr[i].len, .cb[0] = unseen };
+		struct vm_skb skb = { .data = fr[i].data, .len = fr[i].len, .cb[0] = unseen,
+				      .nonlinear = fuzz_nonlinear(i, fr[i].len) };
 		unsigned int want;
 		__u32 got;
 
 		if (vm_run(vm, &skb, &got))
-			fuzz_fail("'%s'%s, frame %d: %s", s, mode ? " (LD_ABS)" : "", i,
+			fuzz_fail("'%s'%s, frame %d: %s", s, fuzz_mode_tag[mode], i,
 				  vm_error(vm));
 		want = bpf_filter((const struct pcap_bpf_insn *)f, skb.data, skb.len + unseen,
 				  skb.len) != 0;
 		if (got != want && !anc && !classic_diverges(f, n, skb.data, skb.len, skb.len + unseen)) {
 			fprintf(stderr, "'%s'%s: ebpf %u, libpcap %u\n", s,
-				mode ? " (LD_ABS)" : "", got, want);
+				fuzz_mode_tag[mode], got, want);
 			dump_classic(f, n);
 			dump_frame(skb.data, skb.len);
 			fuzz_fail("the verdicts differ");
@@ -284,6 +285,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	check(g.s, filter_insns(&prog), prog.bf_len, FRAME_WINDOW, fr, nf, unseen);
 	check(g.s, filter_insns(&prog), prog.bf_len, FRAME_LD_ABS, fr, nf, unseen);
+	check(g.s, filter_insns(&prog), prog.bf_len, FRAME_DIRECT, fr, nf, unseen);
 	pcap_freecode(&prog);
 	return 0;
 }

@@ -115,6 +115,7 @@ static void check(const struct sock_filter *f, unsigned int n, int valid,
 	for (i = 0; i < nf; i++) {
 		struct vm_skb skb = {
 			.data = fr[i].data, .len = fr[i].len, .cb[0] = unseen,
+			.nonlinear = fuzz_nonlinear(i, fr[i].len),
 			.protocol = htons(ETH_P_IP), .pkt_type = 4, .ifindex = 2,
 			.vlan_present = 1, .vlan_tci = 42, .vlan_proto = htons(ETH_P_8021Q),
 		};
@@ -123,14 +124,14 @@ static void check(const struct sock_filter *f, unsigned int n, int valid,
 
 		if (vm_run(vm, &skb, &got)) {
 			dump_classic(f, n);
-			fuzz_fail("frame %d%s: %s", i, mode ? " (LD_ABS)" : "", vm_error(vm));
+			fuzz_fail("frame %d%s: %s", i, fuzz_mode_tag[mode], vm_error(vm));
 		}
 		want = bpf_filter((const struct pcap_bpf_insn *)f, skb.data, skb.len + unseen,
 				  skb.len) != 0;
 		if (got != want && !anc && !classic_diverges(f, n, skb.data, skb.len,
 							      skb.len + unseen)) {
 			fprintf(stderr, "frame %d%s: ebpf %u, libpcap %u\n", i,
-				mode ? " (LD_ABS)" : "", got, want);
+				fuzz_mode_tag[mode], got, want);
 			dump_classic(f, n);
 			dump_frame(skb.data, skb.len);
 			fuzz_fail("the verdicts differ");
@@ -163,5 +164,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	valid = bpf_validate((const struct pcap_bpf_insn *)f, n);
 	check(f, n, valid, FRAME_WINDOW, fr, nf, unseen);
 	check(f, n, valid, FRAME_LD_ABS, fr, nf, unseen);
+	check(f, n, valid, FRAME_DIRECT, fr, nf, unseen);
 	return 0;
 }

@@ -75,6 +75,7 @@ static void run(const char *expr, struct vm *vm, const struct frame *f, int nf,
 
 		skb.data = f[i].data;
 		skb.len = f[i].len;
+		skb.nonlinear = fuzz_nonlinear(i, skb.len);	/* read only directly */
 		skb.protocol = skb.len >= ETH_HLEN ? htons(be(skb.data + 12, 2)) : 0;
 		if (vm_run(vm, &skb, &ret))
 			fuzz_fail("'%s': frame %d: %s", expr, i, vm_error(vm));
@@ -184,7 +185,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct in in = { nul ? nul + 1 : data + size, nul ? size - len - 1 : 0 };
 	unsigned int opt = in_u8(&in);
 	struct build_opts o = {
-		.allowed = opt & 1 ? FRAME_LD_ABS : FRAME_WINDOW,
+		.allowed = opt & 1 ? FRAME_LD_ABS : opt & 16 ? FRAME_DIRECT : FRAME_WINDOW,
 		.src.linktype = opt & 2 ? "LINUX_SLL" : NULL,
 		.max_keys = max_keys[opt >> 2 & 3],
 	};

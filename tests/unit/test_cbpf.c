@@ -395,9 +395,14 @@ static const struct row rows[] = {
 
 static int ncases, naccepted;
 
-/* How the translations read the packet; the tables run in both modes. */
+/* How the translations read the packet; the tables run in every mode. */
 static enum frame_mode mode;
-static const char *const mode_tag[] = { [FRAME_WINDOW] = "", [FRAME_LD_ABS] = " (LD_ABS)" };
+static const char *const mode_tag[] = {
+	[FRAME_WINDOW] = "", [FRAME_LD_ABS] = " (LD_ABS)", [FRAME_DIRECT] = " (direct)",
+};
+/* FRAME_DIRECT: the skbs' linear part is all, half or none of the frame. */
+static int split;
+static const char *const split_tag[] = { "", ", half linear", ", nothing linear" };
 /*
  * And whether a load past the end must reject rather than end the program
  * (a where clause with another expression after it): the rejects then
@@ -417,7 +422,7 @@ static int translate(const struct sock_filter *f, unsigned int n,
 
 	emit_init(e);
 	emit(e, BPF_MOV64_REG(BPF_REG_6, BPF_REG_1));
-	if (mode == FRAME_WINDOW || keep_going)
+	if (mode != FRAME_LD_ABS || keep_going)
 		emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_9, BPF_REG_6, offsetof(struct __sk_buff, len)));
 	if (mode == FRAME_WINDOW)
 		frame_copy(e, BPF_REG_9, FRAME_WIN_LEN);
@@ -453,9 +458,12 @@ static int run_row(const struct row *r, struct bpf_program *ref,
 
 	for (i = 0; i < NPKTS; i++) {
 		const struct pkt *p = &pkts[i];
-		const struct vm_skb *skb = r->live ? &p->live_skb : &p->file_skb;
-		long got = vm_exec(e->insns, e->len, skb);
-		int want = r->oracle ? r->oracle(skb) : pcap_verdict(ref, p);
+		struct vm_skb skb = r->live ? p->live_skb : p->file_skb;
+		long got;
+
+		skb.nonlinear = split == 0 ? 0 : split == 1 ? skb.len - skb.len / 2 : skb.len;
+		got = vm_exec(e->insns, e->len, &skb);
+		int want = r->oracle ? r->oracle(&skb) : pcap_verdict(ref, p);
 
 		*accepted += want;
 		if (got == (want ? 1 : keep_going ? 2 : 0))
@@ -489,8 +497,8 @@ static void test_row(const struct row *r)
 		unit_ok(0, r->expr);
 	} else {
 		bad = run_row(r, &ref, &e, &accepted);
-		snprintf(name, sizeof(name), "%s%s%s%s: %u classic -> %d ebpf insns, %d of %d accepted",
-			 r->live ? "live " : "", r->expr, mode_tag[mode],
+		snprintf(name, sizeof(name), "%s%s%s%s%s: %u classic -> %d ebpf insns, %d of %d accepted",
+			 r->live ? "live " : "", r->expr, mode_tag[mode], split_tag[split],
 			 keep_going ? " (keep going)" : "", n, e.len - 5, accepted, NPKTS);
 		/* A table where every packet gets one verdict tests little. */
 		if (!unit_ok(!bad && accepted > 0 && accepted < NPKTS, name)) {
@@ -870,13 +878,19 @@ int main(void)
 			test_hand(&hands[i], &pkts[0]);
 		test_fuzz();
 	}
+	/* direct reads, from skbs linear in full, in half and not at all */
+	mode = FRAME_DIRECT;
+	for (split = 0; split < 3; split++)
+		for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+			test_row(&rows[i]);
+	split = 0;
 	/* the table again, as where clauses of all but the last expression */
 	keep_going = 1;
-	for (mode = FRAME_WINDOW; mode <= FRAME_LD_ABS; mode++)
+	for (mode = FRAME_WINDOW; mode <= FRAME_DIRECT; mode++)
 		for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 			test_row(&rows[i]);
 	keep_going = 0;
-	printf("# %d filter x packet cases (%zu filters x %d packets, both modes), %d accepted\n",
+	printf("# %d filter x packet cases (%zu filters x %d packets, every mode), %d accepted\n",
 	       ncases, sizeof(rows) / sizeof(rows[0]), NPKTS, naccepted);
 	for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++)
 		test_bad(bads[i].name, bads[i].f, bads[i].n, bads[i].msg);

@@ -62,10 +62,18 @@ static const struct golden goldens[] = {
 	  "multi_ip.proto_ip.src-24_tcp.dstport_where", FRAME_WINDOW },
 	{ "count by ip.proto ; count by ip.src/24, tcp.dstport where tcp port 443",
 	  "multi_ip.proto_ip.src-24_tcp.dstport_where-ld_abs", FRAME_LD_ABS },
+	{ "count by ip.src/24, tcp.dstport", "ip.src-24_tcp.dstport-direct", FRAME_DIRECT },
+	{ "count by ip.proto where tcp port 443", "ip.proto_where_tcp_port_443-direct",
+	  FRAME_DIRECT },
+	{ "count by ip.proto ; count by ip.src/24, tcp.dstport where tcp port 443",
+	  "multi_ip.proto_ip.src-24_tcp.dstport_where-direct", FRAME_DIRECT },
 };
 
 /* How the programs compiled next read the frame. */
 static enum frame_mode frame_mode;
+static const char *const mode_tag[] = {
+	[FRAME_WINDOW] = "", [FRAME_LD_ABS] = " (LD_ABS)", [FRAME_DIRECT] = " (direct)",
+};
 
 /* Expressions for the structural checks, besides the goldens and fields. */
 static const char *const exprs[] = {
@@ -309,14 +317,19 @@ static const char *check_stack(const struct emit *e)
 
 #define PROLOGUE_COPY 12	/* r6 = r1; r9 = len; the copy (frame_copy()) */
 
-/* Instructions before the where clause: r6 = r1, then any window copy. */
+/*
+ * Instructions before the where clause: r6 = r1, then any window copy;
+ * reading directly, the length for the where clause.
+ */
 static int prologue_len(const struct emit *e)
 {
 	const struct bpf_insn *i = &e->insns[1];
+	int len9 = e->len > 2 && i->code == (BPF_LDX | BPF_W | BPF_MEM) &&
+		   i->dst_reg == BPF_REG_9 && i->src_reg == BPF_REG_6 && i->off == 0;
 
-	return e->len > PROLOGUE_COPY && i->code == (BPF_LDX | BPF_W | BPF_MEM) &&
-	       i->dst_reg == BPF_REG_9 && i->src_reg == BPF_REG_6 && i->off == 0 ?
-	       PROLOGUE_COPY : 1;
+	if (frame_mode == FRAME_WINDOW && len9 && e->len > PROLOGUE_COPY)
+		return PROLOGUE_COPY;
+	return frame_mode == FRAME_DIRECT && len9 ? 2 : 1;
 }
 
 /*
@@ -412,8 +425,7 @@ static void check_structure(const char *expr)
 	struct prog p;
 	int i;
 
-	snprintf(name, sizeof(name), "'%s'%s: compiles", expr,
-		 frame_mode == FRAME_LD_ABS ? " (LD_ABS)" : "");
+	snprintf(name, sizeof(name), "'%s'%s: compiles", expr, mode_tag[frame_mode]);
 	if (!unit_ok(!compile(expr, &p, 1, err, sizeof(err)) && !p.e.err, name)) {
 		printf("#   %s\n", err);
 		emit_free(&p.e);
@@ -427,7 +439,7 @@ static void check_structure(const char *expr)
 	for (i = 0; !why && i < p.nx; i++)
 		why = check_layout(&p.x[i].q, &p.x[i].lay);
 	snprintf(name, sizeof(name), "'%s'%s: structure (%d insns)", expr,
-		 frame_mode == FRAME_LD_ABS ? " (LD_ABS)" : "", p.e.len);
+		 mode_tag[frame_mode], p.e.len);
 	if (!unit_ok(!why, name))
 		printf("#   %s\n", why);
 	emit_free(&p.e);
@@ -523,7 +535,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(goldens) / sizeof(goldens[0]); i++)
 		check_golden(&goldens[i], update && *update && strcmp(update, "0"));
 	tab = field_table(&n);
-	for (frame_mode = FRAME_WINDOW; frame_mode <= FRAME_LD_ABS; frame_mode++) {
+	for (frame_mode = FRAME_WINDOW; frame_mode <= FRAME_DIRECT; frame_mode++) {
 		for (i = 0; i < sizeof(goldens) / sizeof(goldens[0]); i++)
 			check_structure(goldens[i].expr);
 		for (i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++)

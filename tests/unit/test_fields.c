@@ -18,7 +18,11 @@
  * Linux packet socket sees it (an outer 802.1Q/802.1ad tag moved into
  * skb->vlan_tci, as the kernel does on receive) and prints the counts
  * as `ebpfcount -F csv` prints its final figures; -l: reading the frame
- * with LD_ABS (as without CAP_PERFMON) instead of the window.  Exit status 1 and a
+ * with LD_ABS (as without CAP_PERFMON) instead of the window.
+ *
+ * Both run every program reading the frame from the window, with LD_ABS,
+ * and directly (FRAME_DIRECT) from skbs whose linear part is all, 14
+ * bytes, half or none of the frame.  Exit status 1 and a
  * message on stderr if anything fails.
  */
 #include <arpa/inet.h>
@@ -51,7 +55,28 @@ struct counts {
 
 /* How the programs compiled next read the frame (root: the window). */
 static enum frame_mode frame_mode;
-static const char *const mode_tag[] = { [FRAME_WINDOW] = "", [FRAME_LD_ABS] = " (LD_ABS)" };
+static const char *const mode_tag[] = {
+	[FRAME_WINDOW] = "", [FRAME_LD_ABS] = " (LD_ABS)", [FRAME_DIRECT] = " (direct)",
+};
+
+/*
+ * FRAME_DIRECT: the skbs' linear parts, from all of the frame to none of
+ * it; the counts must not depend on them.
+ */
+enum { LIN_ALL, LIN_ETH, LIN_HALF, LIN_NONE, NR_LIN };
+static const char *const lin_tag[NR_LIN] = {
+	"", ", linear: 14 bytes", ", linear: half", ", linear: none",
+};
+static int lin;
+
+/* The bytes of an skb of len that lie outside its linear part. */
+static unsigned int nonlinear(unsigned int len)
+{
+	unsigned int linear = lin == LIN_ALL ? len : lin == LIN_ETH ? 14 :
+			      lin == LIN_HALF ? len / 2 : 0;
+
+	return linear < len ? len - linear : 0;
+}
 
 /*
  * Compile expr as ebpfcount does (no interface, max_keys as --max-keys),
@@ -405,6 +430,7 @@ static void check_case(const struct tcase *t)
 		memset(&skb, 0, sizeof(skb));
 		skb.data = frame;
 		skb.len = f->cut && f->cut < len ? f->cut : len;
+		skb.nonlinear = nonlinear(skb.len);
 		skb.protocol = htons(frame[12] << 8 | frame[13]);
 		skb.gso_segs = f->gso_segs;
 		if (f->skb_vlan) {
@@ -414,13 +440,14 @@ static void check_case(const struct tcase *t)
 		}
 		run(&p, &skb, &c);
 	}
-	snprintf(name, sizeof(name), "'%s'%s: %d runs return 0, none traps", t->expr,
-		 mode_tag[frame_mode], i);
+	snprintf(name, sizeof(name), "'%s'%s%s: %d runs return 0, none traps", t->expr,
+		 mode_tag[frame_mode], lin_tag[lin], i);
 	if (!unit_ok(!c.traps && !c.nonzero, name))
 		printf("#   %d traps (%s), %d non-zero\n", c.traps, c.why, c.nonzero);
 	collect(&p.x[0].lay, &c);
 	text = csv(&p, &c);
-	snprintf(name, sizeof(name), "'%s'%s: counts", t->expr, mode_tag[frame_mode]);
+	snprintf(name, sizeof(name), "'%s'%s%s: counts", t->expr, mode_tag[frame_mode],
+		 lin_tag[lin]);
 	unit_streq(text, t->want, name);
 	free(text);
 	emit_free(&p.e);
@@ -457,12 +484,13 @@ static void check_every_length(const char *expr, unsigned int max_keys)
 			memset(&skb, 0, sizeof(skb));
 			skb.data = frame;
 			skb.len = cut;
+			skb.nonlinear = nonlinear(cut);
 			run(&p, &skb, &c);
 		}
 	}
 	collect(&p.x[0].lay, &c);
-	snprintf(name, sizeof(name), "'%s'%s%s: each of %u cut frames counted once", expr,
-		 max_keys ? " in 2 keys" : "", mode_tag[frame_mode], runs);
+	snprintf(name, sizeof(name), "'%s'%s%s%s: each of %u cut frames counted once", expr,
+		 max_keys ? " in 2 keys" : "", mode_tag[frame_mode], lin_tag[lin], runs);
 	if (!unit_ok(!c.traps && !c.nonzero && c.iv.total.packets == runs, name))
 		printf("#   %llu counted, %d traps (%s), %d non-zero\n",
 		       (unsigned long long)c.iv.total.packets, c.traps, c.why, c.nonzero);
@@ -512,10 +540,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_fields [-l] [-m MAX_KEYS] FILE.pcap EXPRESSION\n");
 		return 2;
 	}
-	for (frame_mode = FRAME_WINDOW; frame_mode <= FRAME_LD_ABS; frame_mode++) {
-		for (i = 0; i < sizeof(tcases) / sizeof(tcases[0]); i++)
-			check_case(&tcases[i]);
-		check_lengths();
+	for (frame_mode = FRAME_WINDOW; frame_mode <= FRAME_DIRECT; frame_mode++) {
+		for (lin = 0; lin < (frame_mode == FRAME_DIRECT ? NR_LIN : 1); lin++) {
+			for (i = 0; i < sizeof(tcases) / sizeof(tcases[0]); i++)
+				check_case(&tcases[i]);
+			check_lengths();
+		}
 	}
 	return unit_done();
 }

@@ -39,6 +39,8 @@
 #define UPDATE(fd, k, v, fl) \
 	BPF_LD_MAP_FD(R1, fd), KEY(k), VAL(v), BPF_MOV64_IMM(R4, fl), CALL(map_update_elem)
 #define LOOKUP(fd, k)	BPF_LD_MAP_FD(R1, fd), KEY(k), CALL(map_lookup_elem)
+#define DATA(r)		BPF_LDX_MEM(BPF_W, r, R1, offsetof(struct __sk_buff, data))
+#define DATA_END(r)	BPF_LDX_MEM(BPF_W, r, R1, offsetof(struct __sk_buff, data_end))
 
 struct vcase {
 	const char *name;
@@ -78,6 +80,23 @@ static void test_case(const struct vcase *c)
 		       c->trap ? c->trap : "");
 		vm_dump(stdout, "#   ", c->p, c->n);
 	}
+}
+
+/* data_end leaves out the bytes of a nonlinear skb past its linear part. */
+static void test_nonlinear(void)
+{
+	const struct bpf_insn len[] = { DATA(R2), DATA_END(R0), BPF_ALU64_REG(BPF_SUB, R0, R2),
+					EXIT };
+	const struct bpf_insn past[] = { DATA(R2), BPF_LDX_MEM(BPF_B, R0, R2, 15), EXIT };
+	struct vm_skb skb = { .data = frame, .len = sizeof(frame), .nonlinear = 5 };
+
+	maps();
+	unit_okf(vm_exec(len, 4, &skb) == 15, "%snonlinear: data_end - data", engine_tag);
+	skb.nonlinear = 30;
+	unit_okf(vm_exec(len, 4, &skb) == 0, "%snothing linear: data_end == data", engine_tag);
+	skb.nonlinear = 5;
+	unit_okf(vm_exec(past, 3, &skb) == VM_TRAP && strstr(vm_why(), "data_end (15 bytes)"),
+		 "%snonlinear: a read past data_end traps", engine_tag);
 }
 
 /* What the test sees of the maps after a run. */
@@ -293,8 +312,22 @@ int main(void)
 		{ "trap: write to r10", PROG(BPF_MOV64_IMM(R10, 0), RET(0)), VM_TRAP, "write to r10" },
 		{ "trap: write to ctx", PROG(BPF_ST_MEM(BPF_W, R1, 0, 0), RET(0)), VM_TRAP,
 		  "write to the context" },
-		{ "trap: ctx data", PROG(BPF_LDX_MEM(BPF_W, R0, R1, offsetof(struct __sk_buff, data)),
-		  EXIT), VM_TRAP, "read of the context at 76" },
+		{ "ctx data and data_end: the packet", PROG(DATA(R2), DATA_END(R0),
+		  BPF_ALU64_REG(BPF_SUB, R0, R2), EXIT), 20, NULL },
+		{ "packet: the last byte", PROG(DATA(R2), BPF_LDX_MEM(BPF_B, R0, R2, 19), EXIT), 19,
+		  NULL },
+		{ "packet: 4 bytes, dst == src", PROG(DATA(R1), BPF_LDX_MEM(BPF_W, R1, R1, 16),
+		  BPF_MOV64_REG(R0, R1), EXIT), 0x13121110, NULL },
+		{ "trap: packet read past data_end", PROG(DATA(R2), BPF_LDX_MEM(BPF_H, R0, R2, 19),
+		  EXIT), VM_TRAP, "read of the packet at 19, size 2, outside data..data_end (20 bytes)" },
+		{ "trap: packet read below data", PROG(DATA(R2), BPF_LDX_MEM(BPF_B, R0, R2, -1),
+		  EXIT), VM_TRAP, "read of the packet at -1, size 1, outside" },
+		{ "trap: packet write", PROG(DATA(R2), BPF_ST_MEM(BPF_B, R2, 0, 0), RET(0)), VM_TRAP,
+		  "write to the packet at 0" },
+		{ "trap: ctx data, 2 bytes", PROG(BPF_LDX_MEM(BPF_H, R0, R1,
+		  offsetof(struct __sk_buff, data)), EXIT), VM_TRAP, "read of the context at 76" },
+		{ "trap: ctx data_end, 8 bytes", PROG(BPF_LDX_MEM(BPF_DW, R0, R1,
+		  offsetof(struct __sk_buff, data_end)), EXIT), VM_TRAP, "read of the context at 80" },
 		{ "trap: map value overrun", PROG(UPDATE(3, 1, 0, BPF_ANY), LOOKUP(3, 1),
 		  BPF_LDX_MEM(BPF_DW, R0, R0, 4), EXIT), VM_TRAP, "outside the stack, context and map values" },
 		{ "trap: unknown map fd", PROG(BPF_LD_MAP_FD(R1, 9), RET(0)), VM_TRAP, "no map" },
@@ -318,6 +351,7 @@ int main(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		test_case(&cases[i]);
+	test_nonlinear();
 	/* The same without strict checks, as ebpfcount -r runs programs (its
 	 * fast loop), but for the faults only strictness finds. */
 	vm_reset();
@@ -327,6 +361,8 @@ int main(void)
 		if (!cases[i].trap || (!strstr(cases[i].trap, "read before") &&
 				       !strstr(cases[i].trap, "unset stack")))
 			test_case(&cases[i]);
+	test_nonlinear();
+	engine_tag = "";
 	vm_reset();
 	vm_set_strict(1);
 	test_map_api();
