@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Reading the frame: the window on the stack, LD_ABS, or the packet; see frame.h. */
+#include <limits.h>
 #include <stddef.h>
 #include <linux/bpf.h>
 
@@ -211,6 +212,10 @@ static void check_end(struct emit *e, int base, int off, int n, int len_reg, int
 {
 	if (off < 0)
 		return;
+	if (off > INT_MAX - n) {	/* past any frame, and past an imm32 */
+		emit_jump(e, BPF_JMP_A(0), reject);
+		return;
+	}
 	if (base < 0) {
 		emit_jump(e, BPF_JMP_IMM(BPF_JLT, len_reg, off + n, 0), reject);
 		return;
@@ -226,7 +231,7 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 {
 	int n = bytes_of[size], slow = NO_JUMP, done = NO_JUMP;
 
-	if (mode == FRAME_DIRECT && off >= 0) {
+	if (mode == FRAME_DIRECT && off >= 0 && off <= DIRECT_MAX_OFF) {
 		if (base < 0)
 			emit_jump(e, BPF_JMP_IMM(BPF_JLT, len_reg, off + n, 0), reject);
 		else
