@@ -107,6 +107,10 @@ static void direct_load(struct emit *e, int size, int base, int off, int *slow)
 		emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, DIRECT_MAX_OFF, 0), slow);
 		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_1));
 		at = 0;
+	} else if (at > SHRT_MAX - n) {
+		/* past the 16-bit offset of a load: the pointer moves there */
+		emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, at));
+		at = 0;
 	}
 	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_3, CTX, offsetof(struct __sk_buff, data_end)));
 	emit(e, BPF_MOV64_REG(BPF_REG_1, BPF_REG_2));

@@ -4,9 +4,12 @@
 # kernel's verifier, both as root gets them (reading a copy of the frame
 # where that pays) and reading the frame with LD_ABS only (as without
 # CAP_PERFMON, through tests/progs/bench_prog), also eight expressions to
-# a program (-e); errors are one clear line.
+# a program (-e); errors are one clear line.  Argument: "yes" when the
+# kernel has the series, whose direct reads root's programs then use: then
+# every program loads reading the copy too (EBPFCOUNT_FRAME=window).
 . /tests/tap.sh
 . /tests/guest/lib.sh
+series=$1
 
 quietly() { "$@" >/dev/null; }
 has() { echo "$1" | grep -q "$2"; }
@@ -14,12 +17,25 @@ has() { echo "$1" | grep -q "$2"; }
 exprs=$(parser_table live)
 
 n=$(echo "$exprs" | wc -l)
-plan $((n + 13))
+plan $((n + 19))
 while read -r e; do
 	ok "loads: $e" quietly ebpfcount -i eth0 -c 1 -I 0.05 "$e"
 done <<END
 $exprs
 END
+window_all() {
+	local e
+	while read -r e; do
+		EBPFCOUNT_FRAME=window ebpfcount -i eth0 -c 1 -I 0.05 "$e" >/dev/null || return 1
+	done <<END
+$exprs
+END
+}
+if [ "$series" = yes ]; then
+	ok "all $n load reading the copy on the stack as well" window_all
+else
+	skip "all $n load reading the copy on the stack as well" "they did above"
+fi
 
 # The same programs reading with LD_ABS only, run on bench_prog's IPv4/TCP
 # frame, which the where clauses kept here all accept: every run counted.
@@ -69,6 +85,23 @@ mode() { ebpfcount -v -d "$1" 2>&1 >/dev/null | sed -n 's/^ebpfcount: reading th
 is "$(mode 'count by ip.proto')" "with LD_ABS (two reads or fewer)" "-v: one field read by LD_ABS"
 is "$(mode 'count by tcp.dstport')" "from a copy on the stack" "-v: five reads from the copy"
 is "$(mode 'count by ip.proto where tcp')" "from a copy on the stack" "-v: a where clause reads the copy"
+# With -i the kernel is asked whether its socket filters may read the packet.
+live_mode() { ebpfcount -v -d -i eth0 "$1" 2>&1 >/dev/null | sed -n 's/^ebpfcount: reading the frame //p'; }
+if [ "$series" = yes ]; then
+	want="directly from the packet (LD_ABS past its linear part)"
+else
+	want="from a copy on the stack"
+fi
+is "$(live_mode 'count by tcp.dstport')" "$want" "-v -i eth0: $want"
+is "$(live_mode 'count by ip.proto where tcp')" "$want" "-v -i eth0, a where clause: $want"
+# Constant offsets past a load's 16-bit offset, up to the largest read directly
+for at in 40000 65280:4 65531:4; do
+	ok "loads: a where clause at ether[$at]" \
+		quietly ebpfcount -i eth0 -c 1 -I 0.05 "count where ether[$at] = 0"
+done
+is "$(EBPFCOUNT_FRAME=bogus ebpfcount -d count 2>&1)" \
+	"ebpfcount: EBPFCOUNT_FRAME is window, direct or ld_abs, not 'bogus'" \
+	"EBPFCOUNT_FRAME: a bad value is one clear line"
 
 # No -i: ebpfcount takes the first up, non-loopback interface, eth0.  Its
 # socket is bound to eth0's index (/proc/net/packet, column Iface), and it
