@@ -100,6 +100,7 @@ struct gen {
 	struct needs need;
 	enum frame_mode mode;
 	int win_len;		/* bytes of the frame copied to the window */
+	int ext_l3, ext_l4;	/* FRAME_DIRECT: the bytes the keys read from r8, r9 */
 	int out;		/* jumps to "return 0" */
 	/* the expression being generated */
 	const struct query *q;
@@ -803,8 +804,12 @@ static void gen_headers(struct gen *g)
 		emit(g->e, BPF_MOV64_IMM(R_L4, 0));
 	if (g->need.l3)
 		gen_l3(g);
+	if (g->need.l3 && g->mode == FRAME_DIRECT)
+		frame_direct_base(g->e, R_L3, g->ext_l3);
 	if (g->need.l4)
 		gen_l4(g);
+	if (g->need.l4 && g->mode == FRAME_DIRECT)
+		frame_direct_base(g->e, R_L4, g->ext_l4);
 }
 
 static void gen_keys(struct gen *g)
@@ -901,6 +906,32 @@ static int window_len(const struct codegen_expr *x, int nx)
 	return len;
 }
 
+/*
+ * FRAME_DIRECT: how many bytes from base (FRAME, R_L3, R_L4) the analysis
+ * and the keys read at fixed offsets; from the frame's start with a where
+ * clause, the shortest Ethernet frame's 60 (its fixed reads are those of
+ * the headers), so that one check serves nearly every frame.  Reads
+ * further on check for themselves.
+ */
+static int direct_extent(const struct gen *g, const struct codegen_expr *x, int nx, int base)
+{
+	int end = base == FRAME && g->need.l3 ? MAX_L3 : base == R_L3 && g->need.l4 ? 10 : 0;
+	int i, j;
+
+	if (base == FRAME && filtered(x, nx))
+		return 60;
+	for (i = 0; i < nx; i++)
+		for (j = 0; j < x[i].q->nkeys; j++) {
+			const struct field *f = x[i].q->keys[j].field;
+			int e = f->read == READ_VLAN ? 16 : f->off + f->width;
+
+			if ((f->read == READ_VLAN && base == FRAME) ||
+			    (f->read == READ_HEADER && f->width <= 4 && field_base(f) == base))
+				end = e > end ? e : end;
+		}
+	return end;
+}
+
 /* The expression generated next: expression i of x. */
 static void gen_expr(struct gen *g, const struct codegen_expr *x, int i)
 {
@@ -936,6 +967,9 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 	for (i = 0; i < nx; i++)
 		add_needs(&g.need, x[i].q);
 	g.win_len = window_len(x, nx);
+	g.ext_l3 = direct_extent(&g, x, nx, R_L3);
+	g.ext_l4 = direct_extent(&g, x, nx, R_L4);
+	memset(e->direct, 0, sizeof(e->direct));
 	emit(e, BPF_MOV64_REG(R_CTX, BPF_REG_1));
 	if (loopback) {
 		emit_note(e, "a loopback packet's outgoing copy: not counted");
@@ -948,6 +982,10 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		emit_note(e, "copy the frame's first bytes to the stack");
 		frame_length(e, R_L4);
 		frame_copy(e, R_L4, g.win_len);
+	}
+	if (g.mode == FRAME_DIRECT) {
+		emit_note(e, "the frame's first bytes, if the linear part holds them");
+		frame_direct_base(e, FRAME, direct_extent(&g, x, nx, FRAME));
 	}
 	/* one expression: its where clause first, what it rejects needs no analysis */
 	if (shared && g.need.l3) {

@@ -25,6 +25,8 @@ struct emit {
 	int err;		/* first error, sticky: -ENOMEM, -E2BIG */
 	const char **notes;	/* notes[i]: comment shown before insn i, or NULL */
 	int cooked;		/* the frame is cooked (frame.h), for the reads of it */
+	/* FRAME_DIRECT: the packet addresses frame_direct_base() stored */
+	struct { int base, extent; } direct[3];
 };
 
 void emit_init(struct emit *e);

@@ -121,14 +121,75 @@ static void direct_load(struct emit *e, int size, int base, int off, int *slow)
 		emit(e, BPF_ENDIAN_BE(BPF_REG_0, 8 * n));
 }
 
+/* FRAME_DIRECT: where frame_direct_base() stores its addresses. */
+#define DIRECT_SLOT(i) (FRAME_WIN_OFF + 2 + 8 * (i))
+_Static_assert(DIRECT_SLOT(0) % 8 == 0 && DIRECT_SLOT(3) <= FRAME_WIN_OFF + FRAME_WIN_LEN,
+	       "the stored addresses lie in the window, 8-byte aligned");
+
+void frame_direct_base(struct emit *e, int base, int extent)
+{
+	int at = frame_skb_off(e, 0), none = NO_JUMP, done = NO_JUMP, i;
+
+	for (i = 0; i < 3 && e->direct[i].extent && e->direct[i].base != base; i++)
+		;
+	if (i == 3)
+		return;
+	e->direct[i].extent = 0;
+	if (extent <= 0 || extent > 0xff || (base < 0 && at < 0))
+		return;
+	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_2, CTX, offsetof(struct __sk_buff, data)));
+	if (base >= 0) {
+		emit(e, BPF_MOV64_REG(BPF_REG_1, base));
+		if (at)
+			emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, at));
+		emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, DIRECT_MAX_OFF, 0), &none);
+		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_1));
+	}
+	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_3, CTX, offsetof(struct __sk_buff, data_end)));
+	emit(e, BPF_MOV64_REG(BPF_REG_1, BPF_REG_2));
+	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, extent));
+	emit_jump(e, BPF_JMP_REG(BPF_JGT, BPF_REG_1, BPF_REG_3, 0), &none);
+	emit(e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_2, DIRECT_SLOT(i)));
+	emit_jump(e, BPF_JMP_A(0), &done);
+	emit_patch_here(e, none);
+	emit(e, BPF_ST_MEM(BPF_DW, FP, DIRECT_SLOT(i), 0));
+	emit_patch_here(e, done);
+	e->direct[i].base = base;
+	e->direct[i].extent = extent;
+}
+
+/* The slot of an address stored for base that reaches off + n, or 0. */
+static int direct_slot(const struct emit *e, int base, int off, int n)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (e->direct[i].extent && e->direct[i].base == base && off >= 0 &&
+		    off + n <= e->direct[i].extent)
+			return DIRECT_SLOT(i);
+	return 0;
+}
+
 /* FRAME_DIRECT: a direct read, or LD_ABS/LD_IND past the linear part. */
 static void direct_or_abs(struct emit *e, int size, int base, int off)
 {
-	int slow = NO_JUMP, done = NO_JUMP;
+	int slow = NO_JUMP, done = NO_JUMP, n = bytes_of[size];
+	int slot = direct_slot(e, base, off, n);
 
 	if (base < 0 && frame_skb_off(e, off) < 0) {	/* a cooked frame's header */
 		ld_abs(e, size, base, off);
 		return;
+	}
+	if (slot) {	/* else, or when it holds 0, the read's own check */
+		int own = NO_JUMP;
+
+		emit(e, BPF_LDX_MEM(BPF_DW, BPF_REG_2, FP, slot));
+		emit_jump(e, BPF_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 0), &own);
+		emit(e, BPF_LDX_MEM(size, BPF_REG_0, BPF_REG_2, off));
+		if (n > 1)
+			emit(e, BPF_ENDIAN_BE(BPF_REG_0, 8 * n));
+		emit_jump(e, BPF_JMP_A(0), &done);
+		emit_patch_here(e, own);
 	}
 	direct_load(e, size, base, off, &slow);
 	emit_jump(e, BPF_JMP_A(0), &done);

@@ -82,6 +82,19 @@ void frame_load_net(struct emit *e, int size, int base, int off);
 void frame_window_base(struct emit *e, int reg);
 
 /*
+ * FRAME_DIRECT: one bounds check for the reads of a layer.  Store on the
+ * stack (in the window's place, which this mode does not use) the
+ * packet's address of frame offset base (base < 0: the frame's start)
+ * when the linear part holds extent bytes from there, else 0; until the
+ * next call for base, frame_load() and frame_load_checked() read base +
+ * off, off + size <= extent, through it: a load of the address, a test
+ * and the read, or LD_ABS/LD_IND when it is 0.  The caller must not change
+ * base's register while the keys read through it.  Up to three bases;
+ * none for a cooked frame's start.  Clobbers r1-r3.
+ */
+void frame_direct_base(struct emit *e, int base, int extent);
+
+/*
  * The same for the translated where clause, with no alignment known and
  * no check made: a read past the frame's end (length in len_reg) jumps to
  * *reject; one past the window or the linear part, or any in FRAME_LD_ABS

@@ -17,7 +17,7 @@ has() { echo "$1" | grep -q "$2"; }
 exprs=$(parser_table live)
 
 n=$(echo "$exprs" | wc -l)
-plan $((n + 19))
+plan $((n + 20))
 while read -r e; do
 	ok "loads: $e" quietly ebpfcount -i eth0 -c 1 -I 0.05 "$e"
 done <<END

@@ -319,7 +319,8 @@ static const char *check_stack(const struct emit *e)
 
 /*
  * Instructions before the where clause: r6 = r1, then any window copy;
- * reading directly, the length for the where clause.
+ * reading directly, the frame's address and the length for the where
+ * clause.
  */
 static int prologue_len(const struct emit *e)
 {
@@ -327,9 +328,18 @@ static int prologue_len(const struct emit *e)
 	int len9 = e->len > 2 && i->code == (BPF_LDX | BPF_W | BPF_MEM) &&
 		   i->dst_reg == BPF_REG_9 && i->src_reg == BPF_REG_6 && i->off == 0;
 
+	int j;
+
 	if (frame_mode == FRAME_WINDOW && len9 && e->len > PROLOGUE_COPY)
 		return PROLOGUE_COPY;
-	return frame_mode == FRAME_DIRECT && len9 ? 2 : 1;
+	/* direct: r6 = r1, the frame's address (frame_direct_base()), r9 = len */
+	for (j = 1; frame_mode == FRAME_DIRECT && j < e->len && j < 20; j++) {
+		i = &e->insns[j];
+		if (i->code == (BPF_LDX | BPF_W | BPF_MEM) && i->dst_reg == BPF_REG_9 &&
+		    i->src_reg == BPF_REG_6 && i->off == 0)
+			return j + 1;
+	}
+	return 1;
 }
 
 /*
