@@ -35,7 +35,7 @@ void layout_query(const struct query *q, unsigned int max_keys, struct layout *l
 	lay->key_size = lay->array ? 4 : lay->row_size;
 	if (lay->array)
 		lay->max_entries = q->nkeys ? ARRAY_ABSENT + 2 : 1;
-	else if (max_keys)
+	else
 		lay->max_entries = max_keys, lay->tables = 1;
 }
 

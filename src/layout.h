@@ -11,12 +11,13 @@
  * per-CPU array instead, indexed by the byte, with two more entries for
  * absent and truncated.
  *
- * With a bound on the number of keys (--max-keys), the counts map is an
- * array of maps with one slot, holding one of two preallocated per-CPU
- * hash tables of that many entries: the readout swaps in the empty one
- * and drains the other, so every interval starts with room for max_keys
- * keys, and a key that finds the table full is counted in the overflow
- * map.
+ * Any other key is counted in a hash table: the counts map is an array of
+ * maps with one slot, holding one of two preallocated per-CPU hash tables;
+ * the readout swaps in the empty one and drains the other, so every
+ * interval starts with an empty table, and a key that finds the table full
+ * is counted in the overflow map.  With a bound on the number of keys
+ * (--max-keys), the tables have that many entries; without, they start
+ * small and grow at readouts (maps.h).
  */
 #ifndef EBPFCOUNT_LAYOUT_H
 #define EBPFCOUNT_LAYOUT_H
@@ -43,8 +44,8 @@ struct layout {
 	int array;		/* counts map is a per-CPU array */
 	int key_size;		/* bytes of a counts-map key */
 	int row_size;		/* bytes of a key in the hash layout, as rows carry it */
-	int max_entries;	/* entries of an array or a bounded hash; 0: unbounded */
-	int tables;		/* bounded: counts map holds the live hash table */
+	int max_entries;	/* entries of an array or of a hash's tables; 0: they grow */
+	int tables;		/* a hash: counts map holds the live table */
 	int val_off[MAX_KEYS];	/* offset of each field's bytes in a key */
 	int nkeys;
 };
@@ -60,7 +61,7 @@ struct expr {
 /* The longest key: a status byte and 16 value bytes per field */
 #define LAYOUT_MAX_ROW (MAX_KEYS * (1 + FIELD_MAX_WIDTH))
 
-/* Fill in the key layout of q; max_keys bounds a hash (0: unbounded). */
+/* Fill in the key layout of q; max_keys bounds a hash (0: its tables grow). */
 void layout_query(const struct query *q, unsigned int max_keys, struct layout *lay);
 /* The hash-layout key of array entry idx, into key (row_size bytes). */
 void layout_key_from_index(const struct layout *lay, unsigned int idx, unsigned char *key);

@@ -496,6 +496,25 @@ static int export_totals(struct tables *t, const struct interval *tot, char *why
 	return metrics_update(metrics, tot ? tot : iv, &health, why, size);
 }
 
+/* -v: how the last readout changed expression i's table size (maps.h). */
+static void say_growth(const struct tables *t, int i)
+{
+	const struct maps *m = &t->m[i];
+	char expr[32] = "";
+	char err[256];
+
+	if (t->n > 1)
+		snprintf(expr, sizeof(expr), "expression %d: ", i + 1);
+	if (m->grew_to)
+		fprintf(stderr, "ebpfcount: %skey table grown from %u to %u keys\n", expr,
+			m->grew_from, m->grew_to);
+	if (m->refused) {
+		maps_strerror("cannot create a bigger key table", -m->refused, err, sizeof(err));
+		fprintf(stderr, "ebpfcount: %s%s; it stays at %u keys\n", expr, err,
+			m->size[m->live]);
+	}
+}
+
 /*
  * Read interval n's counts and print them (or show them in the view): it
  * ended at time t, secs long.
@@ -534,6 +553,9 @@ static int interval(const struct options *o, struct tables *t, long n, double at
 	if (o->verbose)
 		fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
 			n, rows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
+	if (o->verbose)
+		for (i = 0; i < t->n; i++)
+			say_growth(t, i);
 	return export_totals(t, NULL, why, size);
 }
 

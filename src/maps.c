@@ -92,8 +92,16 @@ struct map_backend maps_kernel(void)
 static int e_create(void *ctx, enum bpf_map_type type, const char *name, __u32 key_size,
 		    __u32 value_size, __u32 max_entries, __u32 flags, int inner_fd)
 {
-	(void)name, (void)flags, (void)inner_fd;
-	return vm_map_create(ctx, type, key_size, value_size, max_entries);
+	int fd, err;
+
+	(void)name, (void)flags;
+	fd = vm_map_create(ctx, type, key_size, value_size, max_entries);
+	if (fd < 0 || inner_fd < 0)
+		return fd;
+	err = vm_map_set_inner(ctx, fd, inner_fd);
+	if (err)
+		vm_map_close(ctx, fd);
+	return err ? err : fd;
 }
 
 static int e_update(void *ctx, int fd, const void *key, const void *value, __u64 flags)
@@ -124,7 +132,7 @@ static int e_batch(void *ctx, int fd, int drain, void *in, void *out, void *keys
 
 static void e_close(void *ctx, int fd)
 {
-	(void)ctx, (void)fd;	/* the engine's maps go with the engine */
+	vm_map_close(ctx, fd);
 }
 
 static int e_ncpus(void *ctx)
@@ -165,30 +173,33 @@ void maps_strerror(const char *what, int err, char *buf, size_t size)
 		snprintf(buf, size, "%s: %s", what, strerror(err));
 }
 
-static int create_table(struct maps *m)
+/* A per-CPU array, or one of a hash's tables (preallocated: see maps.h). */
+static int create_table(struct maps *m, unsigned int entries)
 {
 	const struct layout *lay = m->lay;
-	unsigned int entries = lay->max_entries;
 
 	if (lay->array)
 		return m->b.ops->create(m->b.ctx, BPF_MAP_TYPE_PERCPU_ARRAY, "counts", 4,
-					sizeof(struct counter), entries, 0, -1);
-	return m->b.ops->create(m->b.ctx, BPF_MAP_TYPE_PERCPU_HASH,
-				lay->tables ? "table" : "counts", lay->key_size,
-				sizeof(struct counter), entries ? entries : MAPS_DEFAULT_KEYS,
-				entries ? 0 : BPF_F_NO_PREALLOC, -1);
+					sizeof(struct counter), lay->max_entries, 0, -1);
+	return m->b.ops->create(m->b.ctx, BPF_MAP_TYPE_PERCPU_HASH, "table", lay->key_size,
+				sizeof(struct counter), entries, 0, -1);
 }
 
-/* A bounded hash: two tables, the first live in a one-slot array of maps. */
+/* A hash: two tables, the first live in a one-slot array of maps. */
 static int create_tables(struct maps *m)
 {
+	unsigned int size = m->lay->max_entries;
 	__u32 zero = 0;
 	int i;
 
+	m->grows = !size;
+	if (!size)
+		size = MAPS_START_KEYS;
 	for (i = 0; i < 2; i++) {
-		m->table[i] = create_table(m);
+		m->table[i] = create_table(m, size);
 		if (m->table[i] < 0)
 			return m->table[i];
+		m->size[i] = size;
 	}
 	m->fd[MAP_COUNTS] = m->b.ops->create(m->b.ctx, BPF_MAP_TYPE_ARRAY_OF_MAPS, "counts", 4,
 					     4, 1, 0, m->table[0]);
@@ -215,7 +226,7 @@ int maps_create(struct maps *m, const struct layout *lay, struct map_backend b, 
 		snprintf(err, errlen, "cannot count possible CPUs: %s", strerror(-m->ncpus));
 		return -1;
 	}
-	ret = lay->tables ? create_tables(m) : (m->fd[MAP_COUNTS] = create_table(m));
+	ret = lay->tables ? create_tables(m) : (m->fd[MAP_COUNTS] = create_table(m, 0));
 	if (ret < 0) {
 		maps_strerror("cannot create the counts map", -ret, err, errlen);
 		maps_close(m);
@@ -271,6 +282,7 @@ static int deliver(struct maps *m, const void *key, const void *vals, maps_entry
 	unsigned char buf[LAYOUT_MAX_ROW];
 	struct counter sum;
 
+	m->nread++;
 	sum_cpus(m, vals, &sum);
 	if (!sum.packets && !sum.bytes)
 		return 0;
@@ -347,26 +359,112 @@ static int swap_tables(struct maps *m)
 	return m->table[!m->live];
 }
 
-int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overflow)
+/* Every entry of map fd to fn (m->nread of them): 0, -ECANCELED or -errno. */
+static int read_map(struct maps *m, int fd, int drain, maps_entry_fn fn, void *ctx)
 {
-	int fd = m->fd[MAP_COUNTS], drain = m->lay->tables, err = -EINVAL, ret;
-	__u32 zero = 0;
+	int err = -EINVAL;
 
-	if (drain && (fd = swap_tables(m)) < 0)
-		return fd;
+	m->nread = 0;
 	if (m->batch)
 		err = read_batch(m, fd, drain, fn, ctx);
 	if (m->batch < 0)
 		m->batch = err != -EINVAL && err != -ENOTSUP && err != -524;
 	if (!m->batch)
 		err = read_each(m, fd, drain, fn, ctx);
+	return err;
+}
+
+/*
+ * The size for a table that held rows keys in an interval where over
+ * packets overflowed: room for twice as many keys, at least twice and at
+ * most 16 times its size, a power of two, and no more than the largest.
+ */
+static unsigned int next_size(unsigned int size, __u64 rows, __u64 over)
+{
+	__u64 want = 1;
+
+	while (want < 2 * (rows + over))
+		want <<= 1;
+	if (want < 2ULL * size)
+		want = 2ULL * size;
+	if (want > 16ULL * size)
+		want = 16ULL * size;
+	return want < MAPS_DEFAULT_KEYS ? want : MAPS_DEFAULT_KEYS;
+}
+
+/* Replace table t, which is not live, by an empty one of size entries. */
+static int replace(struct maps *m, int t, unsigned int size)
+{
+	int fd = create_table(m, size);
+
+	if (fd < 0)
+		return fd;
+	m->b.ops->close(m->b.ctx, m->table[t]);
+	m->table[t] = fd;
+	m->size[t] = size;
+	return 0;
+}
+
+/*
+ * The table just drained held rows keys, and over packets overflowed since
+ * the previous readout.  If it was more than half full, or too small for
+ * the keys that did not fit (or smaller than the other): a bigger one
+ * takes its place and goes live, the other is drained to fn as well and
+ * replaced too.  If the kernel refuses the bigger table, both stay and
+ * m->refused says why (once: they grow no more).
+ */
+static int grow(struct maps *m, __u64 rows, __u64 over, maps_entry_fn fn, void *ctx)
+{
+	int t = !m->live, fd, err;
+	unsigned int size = m->size[t];
+
+	if (!m->grows || size >= MAPS_DEFAULT_KEYS ||
+	    (2 * rows <= size && !over && size >= m->size[!t]))
+		return 0;
+	size = next_size(size, rows, over);
+	if (size < m->size[!t])
+		size = m->size[!t];
+	m->grew_from = m->size[t];
+	err = replace(m, t, size);
+	if (err) {
+		m->grows = 0;
+		m->refused = err;
+		m->grew_from = 0;
+		return 0;
+	}
+	m->grew_to = size;
+	fd = swap_tables(m);
+	if (fd < 0)
+		return fd;
+	err = read_map(m, fd, 1, fn, ctx);
+	/* Failing that, the other table grows when it is drained next. */
+	if (!err)
+		replace(m, !m->live, size);
+	return err;
+}
+
+int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overflow)
+{
+	int fd = m->fd[MAP_COUNTS], drain = m->lay->tables, err, ret;
+	__u32 zero = 0;
+	__u64 rows;
+
+	m->grew_from = m->grew_to = 0;
+	m->refused = 0;
+	if (drain && (fd = swap_tables(m)) < 0)
+		return fd;
+	err = read_map(m, fd, drain, fn, ctx);
 	if (err && err != -ECANCELED)
 		return err;
+	rows = m->nread;
 	/* the overflow too: after a failed entry, what was read still counts */
 	ret = m->b.ops->lookup(m->b.ctx, m->fd[MAP_OVERFLOW], &zero, m->vals);
 	if (ret)
 		return ret;
 	sum_cpus(m, m->vals, overflow);
+	if (!err && drain)
+		err = grow(m, rows, overflow->packets - m->overflow_seen, fn, ctx);
+	m->overflow_seen = overflow->packets;
 	return err;
 }
 

@@ -211,6 +211,12 @@ static int make_rows(struct report *r, struct interval *iv, int since_start)
 	return 0;
 }
 
+/* The keys a hash's totals keep: --max-keys, or as many as its tables grow to. */
+static size_t keys_kept(const struct layout *lay)
+{
+	return lay->max_entries ? (size_t)lay->max_entries : MAPS_DEFAULT_KEYS;
+}
+
 int report_collect(struct report *r, struct maps *m, struct interval *iv)
 {
 	size_t i;
@@ -222,8 +228,8 @@ int report_collect(struct report *r, struct maps *m, struct interval *iv)
 	err = maps_read(m, take, r, &r->overflow_now);
 	if (err)
 		return err == -ECANCELED ? -ENOMEM : err;
-	/* a bounded hash bounds this table too: past it, forget idle keys */
-	if (r->lay->tables && r->n > (size_t)r->lay->max_entries && rebuild(r, r->cap, 1))
+	/* a hash's bound bounds this table too: past it, forget idle keys */
+	if (r->lay->tables && r->n > keys_kept(r->lay) && rebuild(r, r->cap, 1))
 		return -ENOMEM;
 	memset(iv, 0, sizeof(*iv));
 	iv->overflow = diff(&r->overflow_now, &r->overflow_last);

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Per-interval statistics from the counters in the maps: an array's or an
- * unbounded hash's counters only grow, so each interval's figures are
- * differences from the previous readout; a bounded hash's drained table
- * (maps.h) gives them directly and they add up to the totals.  No
- * increment is lost between reads.
+ * Per-interval statistics from the counters in the maps: an array's
+ * counters only grow, so each interval's figures are differences from the
+ * previous readout; a hash's drained table (maps.h) gives them directly
+ * and they add up to the totals.  No increment is lost between reads.
  *
- * With a bounded hash (--max-keys N), the table of totals since start is
- * bounded too: once it holds more than N keys, the keys that did not count
- * in the last interval are dropped from it and their totals join the final
- * overflow.
+ * The table of a hash's totals since start is bounded as its tables are
+ * (--max-keys N, else MAPS_DEFAULT_KEYS): once it holds more keys, the
+ * keys that did not count in the last interval are dropped from it and
+ * their totals join the final overflow.
  */
 #ifndef EBPFCOUNT_REPORT_H
 #define EBPFCOUNT_REPORT_H

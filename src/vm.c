@@ -29,6 +29,8 @@ struct vm_map {
 	__u32 count, top;	/* entries; slots ever used */
 	__u32 *free;		/* deleted slots, to reuse */
 	__u32 nfree;
+	/* an array of maps: what its inner maps must be like (type 0: any) */
+	__u32 inner_type, inner_key_size, inner_value_size, inner_max_entries;
 };
 
 struct vm {
@@ -127,7 +129,7 @@ static bool is_percpu(__u32 type)
 
 static struct vm_map *map_by_fd(struct vm *vm, int fd)
 {
-	return fd >= 1 && fd <= vm->nmaps ? &vm->map[fd - 1] : NULL;
+	return fd >= 1 && fd <= vm->nmaps && vm->map[fd - 1].type ? &vm->map[fd - 1] : NULL;
 }
 
 /* The map a register holding a map pointer refers to. */
@@ -136,7 +138,8 @@ static struct vm_map *map_by_ptr(struct vm *vm, __u64 p)
 	uintptr_t base = (uintptr_t)vm->map;
 
 	if (p < base || p >= base + sizeof(vm->map) || (p - base) % sizeof(vm->map[0]) ||
-	    (p - base) / sizeof(vm->map[0]) >= (__u64)vm->nmaps)
+	    (p - base) / sizeof(vm->map[0]) >= (__u64)vm->nmaps ||
+	    !vm->map[(p - base) / sizeof(vm->map[0])].type)
 		return NULL;
 	return (struct vm_map *)(uintptr_t)p;
 }
@@ -153,9 +156,11 @@ static __u32 roundup_pow2(__u32 n)
 int vm_map_create(struct vm *vm, __u32 type, __u32 key_size, __u32 value_size,
 		  __u32 max_entries)
 {
-	struct vm_map *m = &vm->map[vm->nmaps];
+	struct vm_map *m = vm->map;
 
-	if (vm->nmaps == VM_MAX_MAPS)
+	while (m < vm->map + vm->nmaps && m->type)	/* a closed map's place, or a new one */
+		m++;
+	if (m == vm->map + VM_MAX_MAPS)
 		return -ENOSPC;
 	if (!value_size || value_size > MAX_VALUE_SIZE || !max_entries ||
 	    max_entries > MAX_ENTRIES || key_size > VM_STACK_SIZE)
@@ -181,7 +186,49 @@ int vm_map_create(struct vm *vm, __u32 type, __u32 key_size, __u32 value_size,
 	}
 	if (is_array(type))
 		m->count = m->top = max_entries;
-	return ++vm->nmaps;
+	if (m == vm->map + vm->nmaps)
+		vm->nmaps++;
+	return m - vm->map + 1;
+}
+
+void vm_map_close(struct vm *vm, int fd)
+{
+	struct vm_map *m = map_by_fd(vm, fd);
+
+	if (!m)
+		return;
+	map_free(m);
+	memset(m, 0, sizeof(*m));
+}
+
+int vm_map_set_inner(struct vm *vm, int fd, int inner_fd)
+{
+	struct vm_map *m = map_by_fd(vm, fd), *inner = map_by_fd(vm, inner_fd);
+
+	if (!m || !inner)
+		return -EBADF;
+	if (m->type != BPF_MAP_TYPE_ARRAY_OF_MAPS || inner->type == BPF_MAP_TYPE_ARRAY_OF_MAPS)
+		return -EINVAL;
+	m->inner_type = inner->type;
+	m->inner_key_size = inner->key_size;
+	m->inner_value_size = inner->value_size;
+	m->inner_max_entries = inner->max_entries;
+	return 0;
+}
+
+/*
+ * May inner go into the array of maps m?  As the kernel's map_meta_equal:
+ * the type and sizes of the map m was created with; for an array, its
+ * entries too (a hash may have any number, Linux 5.10 on).
+ */
+static bool inner_fits(const struct vm_map *m, const struct vm_map *inner)
+{
+	if (inner->type == BPF_MAP_TYPE_ARRAY_OF_MAPS)
+		return false;
+	return !m->inner_type ||
+	       (inner->type == m->inner_type && inner->key_size == m->inner_key_size &&
+		inner->value_size == m->inner_value_size &&
+		(!is_array(inner->type) || inner->max_entries == m->inner_max_entries));
 }
 
 static __u32 hash(const unsigned char *key, __u32 size)
@@ -316,7 +363,7 @@ int vm_map_update(struct vm *vm, int fd, const void *key, const void *value, __u
 	if (m->type == BPF_MAP_TYPE_ARRAY_OF_MAPS) {
 		struct vm_map *inner = map_by_fd(vm, *(const __s32 *)value);
 
-		if (!inner || inner->type == BPF_MAP_TYPE_ARRAY_OF_MAPS)
+		if (!inner || !inner_fits(m, inner))
 			return -EINVAL;
 	}
 	return update(m, key, value, flags);

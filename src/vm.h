@@ -49,8 +49,9 @@
 #include "layout.h"
 
 #define VM_STACK_SIZE	512
-/* each expression's: counts, overflow, and a bounded hash's two tables */
-#define VM_MAX_MAPS	(4 * MAX_EXPRS)
+/* each expression's: counts, overflow, and a hash's two tables; and the
+ * bigger table that replaces one (maps.h) before that one is closed */
+#define VM_MAX_MAPS	(4 * MAX_EXPRS + 1)
 #define VM_MAX_STEPS	(1 << 20)
 
 struct vm;
@@ -86,6 +87,15 @@ void vm_free(struct vm *vm);
  */
 int vm_map_create(struct vm *vm, __u32 type, __u32 key_size, __u32 value_size,
 		  __u32 max_entries);
+/* Free a map: its handle may be given to a new one. */
+void vm_map_close(struct vm *vm, int fd);
+/*
+ * An array of maps fd takes inner maps like inner_fd (the kernel's
+ * inner_map_fd): the same type and sizes, and for an array as many
+ * entries; a hash may have any number.  Without it, any map but an array
+ * of maps.  0 or -errno.
+ */
+int vm_map_set_inner(struct vm *vm, int fd, int inner_fd);
 /* As bpf(2)'s map commands: 0 or -errno (-ENOENT at the end). */
 int vm_map_update(struct vm *vm, int fd, const void *key, const void *value, __u64 flags);
 int vm_map_lookup(struct vm *vm, int fd, const void *key, void *value);

@@ -4,11 +4,16 @@
  * maps in memory (this test must not call bpf(2) on the host), and its
  * public functions are renamed so as not to clash with build/obj/maps.o.
  *
- * Checked: an unbounded hash is read with batch lookups, or one key at a
- * time when the kernel has no batch operations (the fallback is chosen
- * once); per-CPU values are summed; a bounded hash's readout swaps the
- * live table for the empty one, drains the old one with either method and
- * leaves it empty; the overflow counter is summed too.
+ * Checked: a map that is not drained (an array's counters) is read with
+ * batch lookups, or one key at a time when the kernel has no batch
+ * operations (the fallback is chosen once); per-CPU values are summed; a
+ * hash's readout swaps the live table for the empty one, drains the old
+ * one with either method and leaves it empty; the overflow counter is
+ * summed too.  Tables without --max-keys start at MAPS_START_KEYS entries,
+ * preallocated; a readout after keys overflowed or with the drained table
+ * more than half full replaces both by bigger ones (the other one drained
+ * in the same readout), none with --max-keys, and, when the kernel refuses
+ * a bigger table, keeps them, says why once and loses no entry.
  */
 #define bpf_map_create fake_map_create
 #define bpf_map_update_elem fake_update_elem
@@ -36,12 +41,13 @@
 
 static struct fmap {
 	enum bpf_map_type type;
-	__u32 key_size, n;
+	__u32 key_size, n, max_entries, flags;
 	unsigned char keys[MAXE][16];
 	struct counter vals[MAXE][NCPUS];
 	__u32 inner;		/* array of maps: the fd in slot 0 */
 } fmaps[MAXM];
 static int nfmaps, have_batch, batch_calls, each_calls;
+static int refuse;		/* map creation fails with -refuse */
 
 static struct fmap *fmap(int fd)
 {
@@ -62,10 +68,13 @@ int fake_num_possible_cpus(void)
 int fake_map_create(enum bpf_map_type type, const char *name, __u32 key_size, __u32 value_size,
 		    __u32 max_entries, const struct bpf_map_create_opts *opts)
 {
-	(void)name, (void)value_size, (void)max_entries, (void)opts;
+	(void)name, (void)value_size;
 	if (nfmaps == MAXM)
 		return fail(ENOMEM);
-	fmaps[nfmaps] = (struct fmap){ .type = type, .key_size = key_size };
+	if (refuse)
+		return fail(refuse);
+	fmaps[nfmaps] = (struct fmap){ .type = type, .key_size = key_size,
+				       .max_entries = max_entries, .flags = opts->map_flags };
 	return FD_BASE + nfmaps++;
 }
 
@@ -216,8 +225,8 @@ static void setup(struct maps *m, struct layout *lay, int tables, int batch_ok)
 	lay->nkeys = 1;
 	lay->val_off[0] = 4;
 	lay->key_size = lay->row_size = 8;
-	lay->max_entries = tables ? 16 : 0;
-	lay->tables = tables;
+	lay->max_entries = tables == 1 ? 16 : 0;	/* 2: tables that grow */
+	lay->tables = !!tables;
 	if (test_maps_create(m, lay, test_maps_kernel(), err, sizeof(err)))
 		printf("#   %s\n", err);
 	ovf = fmap(m->fd[MAP_OVERFLOW]);
@@ -239,11 +248,11 @@ static void check_cumulative(int batch_ok)
 	fill(m.fd[MAP_COUNTS], 5);
 	batch_calls = each_calls = 0;
 	ok = read_all(&m, 5) && fmap(m.fd[MAP_COUNTS])->n == 5;
-	snprintf(name, sizeof(name), "unbounded hash, %s: every entry once, CPUs summed", how);
+	snprintf(name, sizeof(name), "not drained, %s: every entry once, CPUs summed", how);
 	unit_ok(ok && (batch_ok ? !each_calls : each_calls > 0), name);
 	batch_calls = 0;
 	ok = read_all(&m, 5);
-	snprintf(name, sizeof(name), "unbounded hash, %s: again, the method chosen once", how);
+	snprintf(name, sizeof(name), "not drained, %s: again, the method chosen once", how);
 	unit_ok(ok && (batch_ok ? batch_calls > 0 : !batch_calls), name);
 	test_maps_close(&m);
 }
@@ -274,11 +283,103 @@ static void check_drained(int batch_ok)
 	test_maps_close(&m);
 }
 
+/* The tables without --max-keys: how they start, grow, and stop growing. */
+static void check_growth(int batch_ok)
+{
+	const char *how = batch_ok ? "batches" : "one at a time";
+	struct fmap *ovf;
+	struct layout lay;
+	struct maps m;
+	char name[160];
+	int first, second, ok, c;
+
+	setup(&m, &lay, 2, batch_ok);
+	first = m.table[0];
+	second = m.table[1];
+	ok = m.grows && fmap(first)->max_entries == MAPS_START_KEYS &&
+	     fmap(second)->max_entries == MAPS_START_KEYS && !fmap(first)->flags &&
+	     !fmap(second)->flags;
+	snprintf(name, sizeof(name), "growing, %s: two preallocated tables of %d entries", how,
+		 MAPS_START_KEYS);
+	unit_ok(ok, name);
+	/* 6 keys in the live table, 6 packets of overflow: it grows; the 3
+	 * keys counted in the other table meanwhile are read too */
+	fill(first, 6);
+	fill(second, 3);
+	seen = 0;
+	seen_packets = 0;
+	{
+		struct counter o;
+
+		ok = !test_maps_read(&m, count_entry, NULL, &o) && seen == 9 &&
+		     seen_packets == (21 + 6) * NCPUS;
+	}
+	ok = ok && m.grew_from == MAPS_START_KEYS &&
+	     m.grew_to == 2 * MAPS_START_KEYS && !m.refused &&
+	     m.size[0] == 2 * MAPS_START_KEYS && m.size[1] == 2 * MAPS_START_KEYS &&
+	     fmap(m.table[0])->max_entries == 2 * MAPS_START_KEYS &&
+	     fmap(m.table[1])->max_entries == 2 * MAPS_START_KEYS &&
+	     !fmap(m.table[0])->flags && !fmap(m.table[1])->flags &&
+	     m.table[0] != first && m.table[1] != second &&
+	     fmap(m.fd[MAP_COUNTS])->inner == (__u32)m.table[m.live] &&
+	     !fmap(m.table[0])->n && !fmap(m.table[1])->n;
+	snprintf(name, sizeof(name), "growing, %s: after an overflow, both tables twice as big, "
+		 "one live, both empty", how);
+	unit_ok(ok, name);
+	/* the overflow as before, a few keys: it stays */
+	fill(m.table[m.live], 3);
+	first = m.table[0];
+	ok = read_all(&m, 3) && !m.grew_to && m.table[0] == first &&
+	     m.size[0] == 2 * MAPS_START_KEYS;
+	snprintf(name, sizeof(name), "growing, %s: no overflow since, few keys: same tables", how);
+	unit_ok(ok, name);
+	/* more overflow, the kernel refuses: every entry still read */
+	ovf = fmap(m.fd[MAP_OVERFLOW]);
+	for (c = 0; c < NCPUS; c++)
+		ovf->vals[0][c] = (struct counter){ 4, 400 };
+	fill(m.table[m.live], 5);
+	refuse = EINVAL;
+	seen = 0;
+	{
+		struct counter o;
+
+		ok = !test_maps_read(&m, count_entry, NULL, &o) && seen == 5 && !m.grew_to &&
+		     m.refused == -EINVAL && !m.grows && m.size[0] == 2 * MAPS_START_KEYS &&
+		     m.table[0] == first;
+	}
+	refuse = 0;
+	snprintf(name, sizeof(name), "growing, %s: refused: the tables stay, why said once, "
+		 "every entry read", how);
+	unit_ok(ok, name);
+	fill(m.table[m.live], 2);
+	for (c = 0; c < NCPUS; c++)
+		ovf->vals[0][c] = (struct counter){ 9, 900 };
+	seen = 0;
+	{
+		struct counter o;
+
+		ok = !test_maps_read(&m, count_entry, NULL, &o) && seen == 2 && !m.grew_to &&
+		     !m.refused;
+	}
+	snprintf(name, sizeof(name), "growing, %s: and not tried again", how);
+	unit_ok(ok, name);
+	test_maps_close(&m);
+
+	setup(&m, &lay, 1, batch_ok);
+	fill(m.table[0], 6);
+	ok = !m.grows && read_all(&m, 6) && !m.grew_to && m.size[0] == 16 && m.size[1] == 16;
+	snprintf(name, sizeof(name), "--max-keys, %s: overflow, but the tables stay", how);
+	unit_ok(ok, name);
+	test_maps_close(&m);
+}
+
 int main(void)
 {
 	check_cumulative(1);
 	check_cumulative(0);
 	check_drained(1);
 	check_drained(0);
+	check_growth(1);
+	check_growth(0);
 	return unit_done();
 }
