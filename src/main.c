@@ -595,12 +595,18 @@ static int maps_reads(void *m)
 	return maps_probe(m);
 }
 
-/* After set-up, the descriptors to the maps are enough: give up the rest. */
-static void drop_privileges(const struct options *o, struct tables *t)
+/*
+ * After set-up, the descriptors to the maps are enough: give up the rest.
+ * Tables that grow in the kernel get a helper to create them (maps.h).
+ */
+static void drop_privileges(const struct options *o, struct tables *t, int kernel)
 {
 	char err[512];
-	int kept;
+	int i, kept;
 
+	for (i = 0; kernel && i < t->n; i++)
+		if (t->m[i].grows && maps_helper(o->pw, err, sizeof(err)))
+			die("%s", err);
 	if (privs_drop(o->pw, maps_reads, &t->m[0], &kept, err, sizeof(err)))
 		die("%s", err);
 	if (kept && o->verbose)
@@ -772,7 +778,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	else
 		engine_user(&en, p);
 	health_prog = en.prog;
-	drop_privileges(o, &en.t);
+	drop_privileges(o, &en.t, !en.vm);
 	report_begin(&en.t);
 	while (!stop && !rerr && !failed &&
 	       (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
@@ -895,7 +901,7 @@ int main(int argc, char **argv)
 	 * server's thread after, as the privileges are per thread. */
 	if (o.listen && !(server = serve_listen(o.listen_host, o.listen_port, err, sizeof(err))))
 		die("%s", err);
-	drop_privileges(&o, &t);
+	drop_privileges(&o, &t, 1);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* A person at a terminal gets the live view, unless -c or -F asks for lines. */
 	if (!o.count && !o.format_given && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))

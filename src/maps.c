@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "maps.h"
+#include "privs.h"
 #include "vm.h"
 
 #define MAPS_CHUNK 1024
@@ -20,15 +22,98 @@ static int k_ret(int ret)
 	return ret < 0 ? -errno : ret;
 }
 
+/*
+ * The helper that creates bigger tables once this process has no
+ * privileges left (maps_helper()): its end of the socket, or -1.  A
+ * request is a struct table_req; the answer an int, 0 or -errno, with the
+ * table's descriptor (SCM_RIGHTS) on 0.
+ */
+static int helper_sock = -1;
+
+struct table_req {
+	__u32 key_size, max_entries;
+};
+
+/* The helper's side: one of a hash's tables, as create_table() makes them. */
+static void serve_tables(int sock)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct table_req req;
+	int ret;
+
+	while (recv(sock, &req, sizeof(req), 0) == sizeof(req)) {
+		struct iovec iov = { .iov_base = &ret, .iov_len = sizeof(ret) };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+		ret = -EINVAL;
+		if (req.key_size && req.key_size <= LAYOUT_MAX_ROW && req.max_entries &&
+		    req.max_entries <= MAPS_DEFAULT_KEYS)
+			ret = k_ret(bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "table", req.key_size,
+						   sizeof(struct counter), req.max_entries, NULL));
+		if (ret >= 0) {
+			msg.msg_control = u.buf;
+			msg.msg_controllen = sizeof(u.buf);
+			CMSG_FIRSTHDR(&msg)->cmsg_level = SOL_SOCKET;
+			CMSG_FIRSTHDR(&msg)->cmsg_type = SCM_RIGHTS;
+			CMSG_FIRSTHDR(&msg)->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(CMSG_FIRSTHDR(&msg)), &ret, sizeof(int));
+		}
+		if (sendmsg(sock, &msg, 0) < 0)
+			break;
+		if (ret >= 0)
+			close(ret);
+	}
+}
+
+/* Ask the helper for a table: its fd, or -errno. */
+static int helper_table(__u32 key_size, __u32 max_entries)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct table_req req = { key_size, max_entries };
+	int ret, fd = -1;
+	struct iovec iov = { .iov_base = &ret, .iov_len = sizeof(ret) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+
+	if (send(helper_sock, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req))
+		return -errno;
+	if (recvmsg(helper_sock, &msg, MSG_CMSG_CLOEXEC) != sizeof(ret))
+		return -EPIPE;	/* the helper is gone */
+	c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+	if (ret >= 0 && fd < 0)
+		return -EPROTO;
+	return ret < 0 ? ret : fd;
+}
+
+int maps_helper(const struct passwd *pw, char *err, size_t errlen)
+{
+	return helper_sock >= 0 ? 0 : privs_helper(pw, serve_tables, &helper_sock, err, errlen);
+}
+
 static int k_create(void *ctx, enum bpf_map_type type, const char *name, __u32 key_size,
 		    __u32 value_size, __u32 max_entries, __u32 flags, int inner_fd)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = flags);
+	int fd;
 
 	(void)ctx;
 	if (inner_fd >= 0)
 		opts.inner_map_fd = inner_fd;
-	return k_ret(bpf_map_create(type, name, key_size, value_size, max_entries, &opts));
+	fd = k_ret(bpf_map_create(type, name, key_size, value_size, max_entries, &opts));
+	/* without privileges now: a table, from the helper that kept them */
+	if (fd == -EPERM && helper_sock >= 0 && type == BPF_MAP_TYPE_PERCPU_HASH && !flags &&
+	    inner_fd < 0 && value_size == sizeof(struct counter))
+		fd = helper_table(key_size, max_entries);
+	return fd;
 }
 
 static int k_update(void *ctx, int fd, const void *key, const void *value, __u64 flags)

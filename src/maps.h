@@ -23,6 +23,7 @@
 
 #include "layout.h"
 
+struct passwd;
 struct vm;
 
 /*
@@ -94,6 +95,14 @@ int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overf
 
 /* One read of the kind a readout makes (the overflow counter): 0 or -errno. */
 int maps_probe(struct maps *m);
+
+/*
+ * The kernel's tables grow after the privileges are dropped (privs.h),
+ * when creating a map needs CAP_BPF: call this before, and the kernel's
+ * maps get bigger tables from a helper process that keeps only that
+ * capability (none if there is none to keep).  0, or -1 with err filled.
+ */
+int maps_helper(const struct passwd *pw, char *err, size_t errlen);
 
 /* Describe a bpf(2) failure, naming the missing capability on EPERM. */
 void maps_strerror(const char *what, int err, char *buf, size_t size);

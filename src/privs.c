@@ -4,9 +4,11 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -65,13 +67,14 @@ static __u64 permitted(void)
 	return d[0].permitted | (__u64)d[1].permitted << 32;
 }
 
-int privs_drop(const struct passwd *pw, int (*reads)(void *), void *ctx, int *kept,
-	       char *err, size_t errlen)
+/*
+ * The bounding set, the user (pw), the ambient set: what both privs_drop()
+ * and the helper give up first.  Then the permitted set is still whole.
+ */
+static int drop_but_permitted(const struct passwd *pw, char *err, size_t errlen)
 {
-	__u64 keep;
 	int cap;
 
-	*kept = 0;
 	/* The bounding set first: that needs CAP_SETPCAP (root has it; a
 	 * user given capabilities usually does not, and keeps the set). */
 	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
@@ -84,6 +87,17 @@ int privs_drop(const struct passwd *pw, int (*reads)(void *), void *ctx, int *ke
 		snprintf(err, errlen, "cannot drop the ambient capabilities: %s", strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+int privs_drop(const struct passwd *pw, int (*reads)(void *), void *ctx, int *kept,
+	       char *err, size_t errlen)
+{
+	__u64 keep;
+
+	*kept = 0;
+	if (drop_but_permitted(pw, err, errlen))
+		return -1;
 	keep = permitted() & (1ULL << CAP_BPF | 1ULL << CAP_SYS_ADMIN);
 	if (set_caps(0, keep))
 		goto fail;
@@ -98,4 +112,66 @@ int privs_drop(const struct passwd *pw, int (*reads)(void *), void *ctx, int *ke
 fail:
 	snprintf(err, errlen, "cannot drop the capabilities: %s", strerror(errno));
 	return -1;
+}
+
+/* The helper's capability: CAP_BPF, else CAP_SYS_ADMIN; 0 if neither. */
+static __u64 helper_caps(void)
+{
+	__u64 held = permitted();
+
+	if (held & 1ULL << CAP_BPF)
+		return 1ULL << CAP_BPF;
+	return held & 1ULL << CAP_SYS_ADMIN;
+}
+
+static _Noreturn void helper(const struct passwd *pw, __u64 keep, int sock,
+			     void (*serve)(int sock))
+{
+	char err[256];
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	signal(SIGINT, SIG_IGN);	/* a ^C is for the parent, which ends it */
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	if (sock != 3 && (dup2(sock, 3) < 0 || close(sock)))
+		_exit(1);
+	close_range(4, ~0U, 0);
+	if (drop_but_permitted(pw, err, sizeof(err)) || set_caps(keep, keep))
+		_exit(1);
+	serve(3);
+	_exit(0);
+}
+
+int privs_helper(const struct passwd *pw, void (*serve)(int sock), int *sock, char *err,
+		 size_t errlen)
+{
+	__u64 keep = helper_caps();
+	pid_t parent = getpid(), pid;
+	int s[2];
+
+	*sock = -1;
+	if (!keep)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s)) {
+		snprintf(err, errlen, "cannot start the helper: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, errlen, "cannot start the helper: %s", strerror(errno));
+		close(s[0]);
+		close(s[1]);
+		return -1;
+	}
+	if (!pid) {
+		close(s[0]);
+		if (getppid() != parent)	/* the parent died before PDEATHSIG was set */
+			_exit(0);
+		helper(pw, keep, s[1], serve);
+	}
+	close(s[1]);
+	*sock = s[0];
+	return 0;
 }

@@ -29,4 +29,16 @@ int privs_user(const char *name, struct passwd **pw, char *err, size_t errlen);
 int privs_drop(const struct passwd *pw, int (*reads)(void *), void *ctx, int *kept,
 	       char *err, size_t errlen);
 
+/*
+ * Before privs_drop(): fork a helper that keeps what creating a BPF map
+ * needs (CAP_BPF, or CAP_SYS_ADMIN where that is all there is) and
+ * nothing else.  It becomes pw as privs_drop() does, closes every
+ * descriptor but its end of a SOCK_SEQPACKET pair, ignores the terminal's
+ * signals, runs serve(its end) and exits; it dies with this process.
+ * *sock: this process's end, or -1 when there is no such capability to
+ * keep (no helper).  Returns 0, or -1 with err filled.
+ */
+int privs_helper(const struct passwd *pw, void (*serve)(int sock), int *sock, char *err,
+		 size_t errlen);
+
 #endif

@@ -30,6 +30,7 @@
 #define maps_strerror test_maps_strerror
 #define maps_kernel test_maps_kernel
 #define maps_engine test_maps_engine
+#define maps_helper test_maps_helper
 #include "../../src/maps.c"
 
 #include "unit.h"
