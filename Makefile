@@ -50,8 +50,9 @@ $(B)/guest/usr/lib/ebpfcount/%.so: tests/preload/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -shared -fPIC $< -ldl -o $@
 
-# bench_prog loads ebpfcount's own programs: it links the objects of src/.
-$(B)/bin/bench_prog: tests/progs/bench_prog.c $(OBJS)
+# bench_prog loads ebpfcount's own programs, bench_readout reads its maps:
+# they link the objects of src/.
+$(B)/bin/bench_prog $(B)/bin/bench_readout: $(B)/bin/%: tests/progs/%.c $(OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(OBJS) $(LDLIBS) -o $@
 
