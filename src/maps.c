@@ -528,17 +528,31 @@ static int grow(struct maps *m, __u64 rows, __u64 over, maps_entry_fn fn, void *
 	return err;
 }
 
+/*
+ * Nothing counted in the live table since it went live?  Then it stays,
+ * and nothing is drained: a swap waits for an RCU grace period (most of
+ * an idle readout's cost).  A key counted just after this look is simply
+ * read at the next readout.
+ */
+static int live_empty(struct maps *m)
+{
+	return m->b.ops->next_key(m->b.ctx, m->table[m->live], NULL, m->keys) == -ENOENT;
+}
+
 int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overflow)
 {
-	int fd = m->fd[MAP_COUNTS], drain = m->lay->tables, err, ret;
+	int fd = m->fd[MAP_COUNTS], drain = m->lay->tables, err = 0, ret;
 	__u32 zero = 0;
 	__u64 rows;
 
 	m->grew_from = m->grew_to = 0;
 	m->refused = 0;
-	if (drain && (fd = swap_tables(m)) < 0)
-		return fd;
-	err = read_map(m, fd, drain, fn, ctx);
+	m->nread = 0;
+	if (!drain || !live_empty(m)) {
+		if (drain && (fd = swap_tables(m)) < 0)
+			return fd;
+		err = read_map(m, fd, drain, fn, ctx);
+	}
 	if (err && err != -ECANCELED)
 		return err;
 	rows = m->nread;

@@ -8,15 +8,17 @@
 # - an idle interval of the default 'count by ip.src' (two 1024-key
 #   preallocated tables swapped, one drained, the overflow read) against
 #   one BPF_MAP_LOOKUP_BATCH of an empty preallocated 1024-entry per-CPU
-#   hash (target: within 2x), and of the empty 2^20-entry BPF_F_NO_PREALLOC
+#   hash (target: within 2x; an interval that counted nothing leaves the
+#   live table in place), and of the empty 2^20-entry BPF_F_NO_PREALLOC
 #   hash ebpfcount read before;
 # - N keys (1k, 10k, 100k, 1M; the tables grown to fit them as ebpfcount
 #   grows them): one readout (swap, drain, report), and the JSON output of
 #   it to /dev/null, against the bare lookup batch and lookup-and-delete
 #   batch passes over the same map, 1024 entries a call (target at 100k:
 #   readout within 2x of lookup-and-delete, the syscalls it makes);
-# - the peak RSS the readout adds against the rows' own size, N rows of
-#   key and counter bytes (target: within 2x).
+# - the peak RSS ebpfcount's user space reaches for N keys (maps created,
+#   grown, read) against the rows' own size, N rows of key and counter
+#   bytes (target: within 2x).
 #
 #   tests/bench/readout.sh      (BENCH_READOUT_N="1000 10000 100000 1000000")
 set -euo pipefail
@@ -72,7 +74,8 @@ for (k, j), lines in sorted(keys.items(), reverse=True):
 print("readout: report_collect() (swap, drain, report) of the interval holding N keys; +print:")
 print("its JSON output to /dev/null; lookup, lk+del: one BPF_MAP_LOOKUP_BATCH and one")
 print("LOOKUP_AND_DELETE_BATCH pass over the same N entries, 1024 a call; x lk+del: readout over")
-print("lk+del (target 2 at 100k); peak MB: VmHWM over the readout minus VmRSS before it; rows MB:")
+print("lk+del (target 2 at 100k); peak MB: VmHWM from creating the maps to the readout minus")
+print("VmRSS before (the user space ebpfcount holds for N keys); rows MB:")
 print("rows x (key + counter bytes); targets: idle within 2x of the empty 1k table, peak within")
 print("2x of the rows' own size.")
 PY

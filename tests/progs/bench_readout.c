@@ -25,8 +25,9 @@
  * JSON output of that interval to /dev/null.  On the same map, filled
  * again, one BPF_MAP_LOOKUP_BATCH pass and one LOOKUP_AND_DELETE_BATCH
  * pass over all entries, with ebpfcount's 1024 entries per call.  Peak
- * RSS: VmHWM over the readout (reset before it with clear_refs) minus
- * VmRSS before it.  Median of 3 runs (1 from 1M keys).  One line per N:
+ * RSS: VmHWM from the maps' creation to the readout's end (reset before
+ * with clear_refs) minus VmRSS before: what ebpfcount's user space holds
+ * for N keys (the report's table of totals, the rows, the buffers).  Median of 3 runs (1 from 1M keys).  One line per N:
  *
  *   keys N ROWS TABLE READ_US PRINT_US LOOKUP_US DRAIN_US PEAK_KB ROW_BYTES
  *
@@ -111,6 +112,8 @@ static void reset_peak(void)
 }
 
 /* Keys first .. first + n - 1 of 'count by ip.src', 1 packet each, into fd. */
+static unsigned int bare_pass(int fd, int drain);
+
 static void fill(int fd, unsigned int first, unsigned int n)
 {
 	static unsigned char *keys;
@@ -122,6 +125,7 @@ static void fill(int fd, unsigned int first, unsigned int n)
 
 	if (!keys) {
 		keys = calloc(FILL_CHUNK, ks);
+		bare_pass(-1, 0);
 		vals = calloc((size_t)FILL_CHUNK * ncpus, sizeof(*vals));
 		if (!keys || !vals)
 			die("fill", ENOMEM);
@@ -174,6 +178,8 @@ static unsigned int bare_pass(int fd, int drain)
 		keys = calloc(CHUNK, 8);
 		vals = calloc((size_t)CHUNK * ncpus, sizeof(struct counter));
 	}
+	if (fd < 0)		/* only the buffers */
+		return 0;
 	do {
 		n = CHUNK;
 		err = (drain ? bpf_map_lookup_and_delete_batch : bpf_map_lookup_batch)
@@ -266,11 +272,11 @@ static void keys(unsigned int n)
 	size_t rows = 0;
 
 	for (i = 0; i < runs; i++) {
+		rss = status_kb("VmRSS:");
+		reset_peak();
 		start(&m, &r);
 		grow_to(&m, r, n);
 		fill(m.table[m.live], 0, n);
-		rss = status_kb("VmRSS:");
-		reset_peak();
 		t = now_us();
 		if (report_collect(r, &m, &iv))
 			die("readout", EIO);
@@ -319,6 +325,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	layout_query(&x.q, 0, &x.lay);
+	fill(-1, 0, 0);		/* its buffers, before any RSS is measured */
 	if (!strcmp(argv[1], "idle"))
 		idle();
 	else
