@@ -7,9 +7,10 @@
  *
  *   bench_prog [-1] [-r REPEAT] [-n ROUNDS] CASE...
  *
- * CASE is NAME=ebpfcount:EXPRESSION, NAME=ebpfcount-ld:EXPRESSION (the
- * program that reads the frame with LD_ABS, as without CAP_PERFMON; see
- * src/frame.h), with several expressions in one program separated by
+ * CASE is NAME=ebpfcount:EXPRESSION (the program reading a copy of the
+ * frame on the stack), NAME=ebpfcount-ld:EXPRESSION (with LD_ABS, as
+ * without CAP_PERFMON), NAME=ebpfcount-direct:EXPRESSION (straight from
+ * the packet, on a kernel with the series; see src/frame.h), with several expressions in one program separated by
  * ';' (ebpfcount -e ... -e ...), or NAME=FILE.bpf.o (the object's first
  * program; its counting map is called "counts").  Each case is loaded with
  * the JIT (bpf_jit_enable=1), then again interpreted (0); in each mode the
@@ -278,6 +279,9 @@ int main(int argc, char **argv)
 		} else if (!strncmp(eq + 1, "ebpfcount-ld:", 13)) {
 			cases[n].expr = eq + 14;
 			cases[n].mode = FRAME_LD_ABS;
+		} else if (!strncmp(eq + 1, "ebpfcount-direct:", 17)) {
+			cases[n].expr = eq + 18;
+			cases[n].mode = FRAME_DIRECT;
 		} else
 			cases[n].obj = eq + 1;
 		for (s = (char *)cases[n].expr; s; s = semi ? semi + 1 : NULL) {

@@ -46,6 +46,30 @@ static __always_inline void count(void *map, const void *key, struct __sk_buff *
 	}
 }
 
+/*
+ * Direct reads, where the kernel lets socket filters read the packet
+ * (kernel-patches/ 0006; the loader refuses these programs elsewhere): the
+ * bytes at off straight from the linear part, else the classic load, as
+ * ebpfcount's FRAME_DIRECT programs read.  off must be bounded (< 0x8000).
+ */
+#define DIRECT_LOAD(name, type, classic)					\
+static __always_inline __u32 name(struct __sk_buff *skb, __u32 off)		\
+{										\
+	void *data = (void *)(long)skb->data;					\
+	void *end = (void *)(long)skb->data_end;				\
+										\
+	off &= 0x7fff;								\
+	if (data + off + sizeof(type) <= end)					\
+		return __builtin_bswap##classic(*(type *)(data + off));		\
+	return load_##classic(skb, off);					\
+}
+#define __builtin_bswapbyte(x) (x)
+#define __builtin_bswaphalf(x) __builtin_bswap16(x)
+#define __builtin_bswapword(x) __builtin_bswap32(x)
+DIRECT_LOAD(direct_byte, __u8, byte)
+DIRECT_LOAD(direct_half, __u16, half)
+DIRECT_LOAD(direct_word, __u32, word)
+
 char LICENSE[] SEC("license") = "GPL";
 
 #endif
