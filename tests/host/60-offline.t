@@ -252,8 +252,9 @@ def io_stat(pcap, interval):
 
 # ---------------------------------------------------------------- ebpfcount
 
-def ebpfcount(args, stdin=None):
-    return subprocess.run([EBPFCOUNT] + args, capture_output=True, text=True, stdin=stdin)
+def ebpfcount(args, stdin=None, env=None):
+    return subprocess.run([EBPFCOUNT] + args, capture_output=True, text=True, stdin=stdin,
+                          env=dict(os.environ, **env) if env else None)
 
 
 def add_row(rows, key, counts):
@@ -713,6 +714,23 @@ def check_multi(t, base, alone):
                 "--max-keys 1000: one program of %d expressions: each one's rows as alone"
                 % len(g)):
         t.diag("exit %d %s; differ: %s" % (r.returncode, r.stderr, bad))
+    # the program reading the packet directly (EBPFCOUNT_FRAME, as on a
+    # kernel with the series) and with LD_ABS: the same final figures
+    for way in ("direct", "ld_abs"):
+        bad = []
+        for g in groups:
+            r = ebpfcount(["-r", base, "-F", "json"] + [a for e in g for a in ("-e", e)],
+                          env={"EBPFCOUNT_FRAME": way})
+            try:
+                fins = parse_multi(r.stdout, "json", g)
+            except (ValueError, KeyError, IndexError) as e:
+                fins = {}
+            bad += ["exit %d %s" % (r.returncode, r.stderr)] if r.returncode or r.stderr else []
+            bad += [e for e in g if fins.get(e) is None or alone[e] is None or
+                    any(fins[e][k] != alone[e][k] for k in ("rows", "overflow", "total"))]
+        if not t.ok(not bad, "EBPFCOUNT_FRAME=%s: every expression's rows as read from the "
+                    "copy" % way):
+            t.diag("differ: %s" % bad[:5])
     g = groups[0][:3]
     r = ebpfcount(["-r", base] + [a for e in g for a in ("-e", e)])
     heads = [ln for ln in r.stdout.splitlines() if ln.startswith("total since start:")]
@@ -753,7 +771,7 @@ def main():
            + 5 * (len(variants_exprs) + 1) + 2 * 2    # cooked and raw IP
            + len(EXPRS)                     # snapshot length
            + 12 + 3 + 1                     # bad input, usage, peak RSS
-           + 2 * len(chunks(WHERE_EXPRS, 8)) + 6  # several expressions
+           + 2 * len(chunks(WHERE_EXPRS, 8)) + 8  # several expressions, ways to read
            + len(TAGGED))
     with tempfile.TemporaryDirectory() as d:
         base = os.path.join(d, "base.pcap")
