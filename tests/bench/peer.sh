@@ -91,20 +91,22 @@ while read -r k img; do
 	fi
 	tr -d '\r' <"$work/$k.log" | awk -v k="$k" '
 		/^jit / { jit = $2 }
-		/^(prog|test|phase|tc|ebpfcount) / { print k, jit, $0 }' >>"$work/all"
+		/^(prog|test|phase|tc|ebpfcount|reads) / { print k, jit, $0 }' >>"$work/all"
 done <"$work/kernels"
 
 python3 - "$work/all" <<'PY'
 import collections, statistics, sys
 test = collections.defaultdict(list)    # (kernel, name) -> [ns]
-phase, tc, ec, jits, kernels = {}, {}, {}, {}, []
+phase, tc, ec, jits, kernels, reads = {}, {}, {}, {}, [], {}
 for line in open(sys.argv[1]):
     f = line.split()
     k, jit, kind = f[0], f[1], f[2]
     if k not in kernels:
         kernels.append(k)
     jits[k] = "on" if jit == "1" else "off"
-    if kind == "prog" and f[4] == "jit":    # prog NAME MODE INSNS XLATED JITED NS
+    if kind == "reads":                     # reads ebpfcount|ebpfcount-direct
+        reads[k] = "directly" if f[3].endswith("direct") else "from the copy"
+    elif kind == "prog" and f[4] == "jit":  # prog NAME MODE INSNS XLATED JITED NS
         test[(k, f[3])].append(float(f[8]))
     elif kind == "test":                    # test tc-FRAME INSNS XLATED JITED NS
         test[(k, f[3])].append(float(f[7]))
@@ -156,6 +158,8 @@ flood of one 5-tuple.  runs and the rest: the churning flood.  keys: in the LRU 
 in ebpfcount's totals.  counted: the LRU map's packets; ebpfcount's packets to this guest.
 received: eth0's rx_packets delta.  missed: received - counted.""")
 
+for k in kernels:
+    print("%s: ebpfcount's program reads the packet %s" % (k, reads.get(k, "?")))
 for k in kernels:
     rt, rl, rs, tpk, ein, rx = ratios[k]
     print("%s: ebpfcount/tc ns per packet: test %.2f, live %.2f, steady %s; counted: ebpfcount %s,"
