@@ -58,7 +58,7 @@ $(B)/bin/bench_prog $(B)/bin/bench_readout: $(B)/bin/%: tests/progs/%.c $(OBJS)
 
 # Hand-written C counterparts of ebpfcount's programs (make bench only).
 BPF_OBJS := $(patsubst tests/bench/c/%.bpf.c,$(B)/bench/%.bpf.o,$(wildcard tests/bench/c/*.bpf.c))
-$(B)/bench/%.bpf.o: tests/bench/c/%.bpf.c $(wildcard tests/bench/c/*.h)
+$(B)/bench/%.bpf.o: tests/bench/c/%.bpf.c $(wildcard tests/bench/c/*.h tests/bench/c/*.bpf.c)
 	@mkdir -p $(@D)
 	clang -O2 -g -target bpf -I/usr/include/$(shell $(CC) -print-multiarch) -Wall -c $< -o $@
 

@@ -70,6 +70,18 @@ DIRECT_LOAD(direct_byte, __u8, byte)
 DIRECT_LOAD(direct_half, __u16, half)
 DIRECT_LOAD(direct_word, __u32, word)
 
+/* How the programs read the frame: classic loads, or directly when
+ * compiled with BENCH_DIRECT (the NAME_direct.bpf.c twins). */
+#ifdef BENCH_DIRECT
+#define pkt_byte direct_byte
+#define pkt_half direct_half
+#define pkt_word direct_word
+#else
+#define pkt_byte load_byte
+#define pkt_half load_half
+#define pkt_word load_word
+#endif
+
 char LICENSE[] SEC("license") = "GPL";
 
 #endif

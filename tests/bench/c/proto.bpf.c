@@ -19,9 +19,9 @@ int count_proto(struct __sk_buff *skb)
 
 	if (skb->len < ETH_HLEN)
 		key = NPROTO + TRUNCATED - 1;
-	else if (load_half(skb, 12) == ETH_P_IP)
+	else if (pkt_half(skb, 12) == ETH_P_IP)
 		key = skb->len < ETH_HLEN + 10 ? NPROTO + TRUNCATED - 1 :
-		      load_byte(skb, ETH_HLEN + 9);
+		      pkt_byte(skb, ETH_HLEN + 9);
 	count(&counts, &key, skb);
 	return 0;
 }

@@ -1,28 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* count by ip.proto: a per-CPU array indexed by the protocol byte, with
- * entries for frames that are not IPv4 and frames too short to tell.
- * Here with direct reads (common.h), for kernels with the series. */
-#include "common.h"
-
-#define NPROTO 256
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NPROTO + 2);
-	__type(key, __u32);
-	__type(value, struct counter);
-} counts SEC(".maps");
-
-SEC("socket")
-int direct_proto(struct __sk_buff *skb)
-{
-	__u32 key = NPROTO + ABSENT - 1;
-
-	if (skb->len < ETH_HLEN)
-		key = NPROTO + TRUNCATED - 1;
-	else if (direct_half(skb, 12) == ETH_P_IP)
-		key = skb->len < ETH_HLEN + 10 ? NPROTO + TRUNCATED - 1 :
-		      direct_byte(skb, ETH_HLEN + 9);
-	count(&counts, &key, skb);
-	return 0;
-}
+/* count by ip.proto (proto.bpf.c), reading the packet directly where the linear part
+ * holds the bytes (common.h), for kernels with the series. */
+#define BENCH_DIRECT
+#include "proto.bpf.c"

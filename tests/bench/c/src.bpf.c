@@ -24,11 +24,11 @@ int count_src(struct __sk_buff *skb)
 
 	if (skb->len < ETH_HLEN)
 		k.status = TRUNCATED;
-	else if (load_half(skb, 12) == ETH_P_IP) {
+	else if (pkt_half(skb, 12) == ETH_P_IP) {
 		if (skb->len < ETH_HLEN + 16)
 			k.status = TRUNCATED;
 		else
-			k = (struct key){ load_word(skb, ETH_HLEN + 12), 0 };
+			k = (struct key){ pkt_word(skb, ETH_HLEN + 12), 0 };
 	}
 	count(&counts, &k, skb);
 	return 0;

@@ -29,16 +29,16 @@ int count_src24_dport(struct __sk_buff *skb)
 
 	if (skb->len < ETH_HLEN)
 		return 0;
-	switch (load_half(skb, 12)) {
+	switch (pkt_half(skb, 12)) {
 	case ETH_P_IP:
-		if (skb->len < ETH_HLEN + 20 || load_byte(skb, ETH_HLEN + 9) != IPPROTO_TCP ||
-		    load_half(skb, ETH_HLEN + 6) & 0x1fff)
+		if (skb->len < ETH_HLEN + 20 || pkt_byte(skb, ETH_HLEN + 9) != IPPROTO_TCP ||
+		    pkt_half(skb, ETH_HLEN + 6) & 0x1fff)
 			return 0;
-		l4 = ETH_HLEN + ((load_byte(skb, ETH_HLEN) & 0xf) << 2);
-		k.src = load_word(skb, ETH_HLEN + 12) & 0xffffff00;
+		l4 = ETH_HLEN + ((pkt_byte(skb, ETH_HLEN) & 0xf) << 2);
+		k.src = pkt_word(skb, ETH_HLEN + 12) & 0xffffff00;
 		break;
 	case ETH_P_IPV6:
-		if (skb->len < ETH_HLEN + 40 || load_byte(skb, ETH_HLEN + 6) != IPPROTO_TCP)
+		if (skb->len < ETH_HLEN + 40 || pkt_byte(skb, ETH_HLEN + 6) != IPPROTO_TCP)
 			return 0;
 		l4 = ETH_HLEN + 40;
 		k.src_status = ABSENT;
@@ -48,8 +48,8 @@ int count_src24_dport(struct __sk_buff *skb)
 	}
 	if (skb->len < l4 + 4)
 		return 0;
-	dport = load_half(skb, l4 + 2);
-	if (dport != 443 && load_half(skb, l4) != 443)
+	dport = pkt_half(skb, l4 + 2);
+	if (dport != 443 && pkt_half(skb, l4) != 443)
 		return 0;
 	k.dport = dport;
 	count(&counts, &k, skb);
