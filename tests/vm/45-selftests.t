@@ -4,9 +4,9 @@
 # built from each kernel's tree by qemu-env/selftests.sh, run on the stock
 # and the patched kernel: the patched kernel must not fail any test_verifier
 # case that does not also fail on stock, and test_lru_map must pass.  The
-# series' own test_verifier cases pass on the series and, run by the
-# patched tree's test_verifier on stock, fail there: those are the only
-# new failures on stock.
+# series' own test_verifier cases pass on the series (JIT on, off and
+# hardened) and, run by the patched tree's test_verifier on stock, fail
+# there: those are the only new failures on stock.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -24,6 +24,18 @@ cat /tmp/tv.fail
 echo "tv_fails=$(wc -l </tmp/tv.fail)"
 grep "per-CPU address opcode" /tmp/tv.log
 grep -c "^#[0-9]*/[up] \(sk_filter: \|global function: \).* OK" /tmp/tv.log | sed "s/^/series_ok=/"
+r=$(sed -n "s|^#\([0-9]*\)/p \(global function: \|sk_filter: \).*|\1|p" /tmp/tv.log | sort -n | sed -n "1p;\$p")
+if [ -n "$r" ]; then
+	for m in "0 0" "1 2"; do
+		set -- $m
+		echo $1 >/proc/sys/net/core/bpf_jit_enable
+		echo $2 >/proc/sys/net/core/bpf_jit_harden
+		/root/test_verifier $r >/tmp/tvm.log 2>&1
+		echo "series_mode jit=$1 harden=$2 $(grep "^Summary" /tmp/tvm.log)"
+	done
+	echo 1 >/proc/sys/net/core/bpf_jit_enable
+	echo 0 >/proc/sys/net/core/bpf_jit_harden
+fi
 exit 0'
 
 # The cases the series adds or changes (0005, 0007 and the test3 case).
@@ -69,6 +81,12 @@ for k in $KERNELS; do
 	n=$(grep -a '^series_ok=' "$work/$k.log" | tr -dc 0-9)
 	diag "$k: ${n:-0} runs of the series' sk_filter and global function cases pass"
 	ok "$k: the series' direct packet read cases run and pass" test "${n:-0}" -ge 60
+	for m in "jit=0 harden=0" "jit=1 harden=2"; do
+		line=$(grep -a "^series_mode $m " "$work/$k.log" | tr -d '\r')
+		diag "$k: the series' cases, $m: ${line#series_mode $m }"
+		ok "$k: the series' cases pass with $m" \
+			grep -qE 'Summary: (6[0-9]|[7-9][0-9]) PASSED, [0-9]+ SKIPPED, 0 FAILED' <<<"$line"
+	done
 done
 
 # The patched tree's test_verifier on stock: its new cases must fail there
