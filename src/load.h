@@ -21,10 +21,10 @@ int load_program(const struct emit *e, const int *fds, int verbose,
 /*
  * How this process's programs may read the frame: FRAME_WINDOW when the
  * verifier will allow variable-offset stack reads (CAP_PERFMON or
- * CAP_SYS_ADMIN in the effective set), else FRAME_LD_ABS; probe: then ask
- * the kernel, by loading a small program once, whether it lets socket
- * filters read packet data directly (kernel-patches/), and if it does,
- * FRAME_DIRECT.
+ * CAP_SYS_ADMIN in the effective set), else FRAME_LD_ABS; probe: then,
+ * if the JIT is on, ask the kernel, by loading a small program once,
+ * whether it lets socket filters read packet data directly
+ * (kernel-patches/), and if it does, FRAME_DIRECT.
  */
 enum frame_mode load_frame_mode(int probe);
 

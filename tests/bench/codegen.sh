@@ -155,10 +155,9 @@ for line in open(sys.argv[4]):
     live[(k, w)] = (int(runs), int(ns))
 print("live, %s s of iperf3 -u -b 0 -l 64 into the guest, '%s', JIT on, kernel BPF "
       "statistics:" % (sys.argv[6], sys.argv[5]))
-per = {}
+per = {kw: ns / runs if runs else float("nan") for kw, (runs, ns) in live.items()}
 for (k, w), (runs, ns) in sorted(live.items()):
-    per[(k, w)] = ns / runs if runs else float("nan")
-    net = per[(k, w)] - per.get((k, "empty"), 0) if w != "empty" else per[(k, w)]
+    net = per[(k, w)] - per[(k, "empty")]
     print("  %-8s %-7s %10d runs %8.1f ns/run%s" % (k, w, runs, per[(k, w)],
           "" if w == "empty" else "  %8.1f net of the empty filter" % net))
 net = lambda k, w: per[(k, w)] - per[(k, "empty")]
