@@ -657,6 +657,29 @@ static void report_begin(struct tables *t)
 }
 
 /*
+ * Within an interval: read the tables that overflowed, so that they grow
+ * now (report_fold()).  0, or -1 with why filled.
+ */
+static int fold(const struct options *o, struct tables *t, char *why, size_t size)
+{
+	int i, err = 0;
+
+	for (i = 0; !err && i < t->n; i++) {
+		err = report_fold(t->r[i], &t->m[i]);
+		if (err > 0 && o->verbose)
+			say_growth(t, i);
+		err = err < 0 ? err : 0;
+	}
+	if (err)
+		readout_error(err, why, size);
+	return err ? -1 : 0;
+}
+
+/* How often, within an interval, overflowing tables are read to grow. */
+#define FOLD_SECS 1.0
+#define FOLD_RECORDS 4096
+
+/*
  * Live: an interval every o->interval seconds of the monotonic clock,
  * on interface ifindex.  An interface that goes down and up keeps its
  * index and the socket its program; one that is deleted ends the run
@@ -671,9 +694,19 @@ static void run(const struct options *o, struct tables *t, unsigned int ifindex)
 
 	report_begin(t);
 	for (n = 1; !err && !gone && !stop && (!o->count || n <= o->count); n++) {
-		while (sleep_until(start + n * o->interval, view ? view_fd(view) : -1))
-			if (view_keys(view))
-				stop = 1;	/* q: as SIGINT */
+		double due = start + n * o->interval, tick;
+
+		while (!err && !stop && (at = now(CLOCK_MONOTONIC)) < due) {
+			tick = at + FOLD_SECS < due ? at + FOLD_SECS : due;
+			if (sleep_until(tick, view ? view_fd(view) : -1)) {
+				if (view_keys(view))
+					stop = 1;	/* q: as SIGINT */
+			} else if (!stop && tick < due) {
+				err = fold(o, t, why, sizeof(why));
+			}
+		}
+		if (err)
+			break;
 		at = now(CLOCK_MONOTONIC);
 		gone = ifindex && !if_indextoname(ifindex, name) && errno == ENXIO;
 		err = interval(o, t, n, now(CLOCK_REALTIME), at - last, why, sizeof(why));
@@ -793,6 +826,8 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		if (rerr || (o->count && n == o->count))
 			break;
 		failed = engine_run(&en, &skb, capture_records(cap), why, sizeof(why));
+		if (!failed && capture_records(cap) % FOLD_RECORDS == 0)
+			rerr = fold(o, &en.t, why, sizeof(why));
 	}
 	if (ret < 0 && !capture_records(cap))
 		die("%s", err);		/* as tcpdump: nothing read, nothing printed */

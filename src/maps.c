@@ -567,6 +567,16 @@ int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overf
 	return err;
 }
 
+int maps_overflow(struct maps *m, struct counter *overflow)
+{
+	__u32 zero = 0;
+	int err = m->b.ops->lookup(m->b.ctx, m->fd[MAP_OVERFLOW], &zero, m->vals);
+
+	if (!err)
+		sum_cpus(m, m->vals, overflow);
+	return err;
+}
+
 int maps_probe(struct maps *m)
 {
 	__u32 zero = 0;

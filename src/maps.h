@@ -96,6 +96,9 @@ int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overf
 /* One read of the kind a readout makes (the overflow counter): 0 or -errno. */
 int maps_probe(struct maps *m);
 
+/* The overflow counter as it is now, without reading the rows: 0 or -errno. */
+int maps_overflow(struct maps *m, struct counter *overflow);
+
 /*
  * The kernel's tables grow after the privileges are dropped (privs.h),
  * when creating a map needs CAP_BPF: call this before, and the kernel's

@@ -217,14 +217,42 @@ static size_t keys_kept(const struct layout *lay)
 	return lay->max_entries ? (size_t)lay->max_entries : MAPS_DEFAULT_KEYS;
 }
 
-int report_collect(struct report *r, struct maps *m, struct interval *iv)
+/*
+ * The counters as they were at the end of the interval just reported: the
+ * next interval's figures are the differences from them (the reads of
+ * report_fold() and report_collect() add to now).
+ */
+static void interval_ends(struct report *r)
 {
 	size_t i;
-	int err;
 
 	for (i = 0; i < r->cap; i++)
 		slot(r, i)->last = slot(r, i)->now;
 	r->overflow_last = r->overflow_now;
+}
+
+int report_fold(struct report *r, struct maps *m)
+{
+	struct counter ovf;
+	int err;
+
+	if (!r->lay->tables || !m->grows)
+		return 0;
+	err = maps_overflow(m, &ovf);
+	if (err)
+		return err;
+	if (ovf.packets == r->overflow_now.packets && ovf.bytes == r->overflow_now.bytes)
+		return 0;
+	err = maps_read(m, take, r, &r->overflow_now);
+	if (err)
+		return err == -ECANCELED ? -ENOMEM : err;
+	return 1;
+}
+
+int report_collect(struct report *r, struct maps *m, struct interval *iv)
+{
+	int err;
+
 	err = maps_read(m, take, r, &r->overflow_now);
 	if (err)
 		return err == -ECANCELED ? -ENOMEM : err;
@@ -233,7 +261,9 @@ int report_collect(struct report *r, struct maps *m, struct interval *iv)
 		return -ENOMEM;
 	memset(iv, 0, sizeof(*iv));
 	iv->overflow = diff(&r->overflow_now, &r->overflow_last);
-	return make_rows(r, iv, 0);
+	err = make_rows(r, iv, 0);
+	interval_ends(r);
+	return err;
 }
 
 int report_final(struct report *r, struct interval *iv)

@@ -42,6 +42,13 @@ void report_free(struct report *r);
  * (a drained key that found no room, as overflow).
  */
 int report_collect(struct report *r, struct maps *m, struct interval *iv);
+/*
+ * Within an interval, tables that grow (maps.h): when keys overflowed
+ * since the last read, read the maps now into the interval's figures, so
+ * that they grow now rather than at the interval's end.  1 when it read,
+ * 0 when nothing overflowed (or the tables do not grow), or -errno.
+ */
+int report_fold(struct report *r, struct maps *m);
 /* Fill iv with the totals since start, as of the last collect; 0 or -ENOMEM. */
 int report_final(struct report *r, struct interval *iv);
 

@@ -23,7 +23,8 @@
 # BUSY: the whole guest's non-idle CPU time meanwhile, in USER_HZ ticks;
 # KEYS: keys in the map (TC) or ebpfcount's totals; PACKETS: the sum over
 # the TC program's LRU map; INBOUND: ebpfcount's packets to this guest (its
-# expression also counts what the guest sends), ALL: all it counted; RUNS,
+# expression also counts what the guest sends), with those counted in the
+# overflow (no key: a table full before it grew), ALL: all it counted; RUNS,
 # RUN_NS: the kernel's statistics of the program (kernel.bpf_stats_enabled).
 #
 #   sh /tests/guest/bench-peer.sh REPEAT PHASES [EBPFCOUNT_OPTIONS]
@@ -78,7 +79,10 @@ stop() {
 		kill -INT "$epid"
 		wait "$epid" || fail "ebpfcount: $(cat /tmp/e.err)"
 		awk -v p="$1" -v self="ip_dst=\"$EBPFCOUNT_SELF\"" '
-			/^ebpfcount_packets_total/ { all += $NF; if (index($0, self)) inb += $NF }
+			/^ebpfcount_packets_total/ {
+				all += $NF
+				if (index($0, self) || index($0, "overflow=\"true\"")) inb += $NF
+			}
 			/^ebpfcount_keys / { keys = $2 }
 			/^ebpfcount_program_runs_total / { runs = $2 }
 			/^ebpfcount_program_run_seconds_total / { ns = $2 * 1e9 }

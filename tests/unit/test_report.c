@@ -11,12 +11,15 @@
  * rows are sorted by packets, bytes, then key, the total is rows plus
  * overflow, the final figures are the counters since start, the table
  * grows past its first 1024 slots, a bounded hash's drained counts add up
- * and its keys are forgotten past the bound, and a read error is returned.
+ * and its keys are forgotten past the bound, a fold within an interval
+ * adds to it, and a read error is returned.
  */
 #define maps_read fake_maps_read
+#define maps_overflow fake_maps_overflow
 #define report_new test_report_new
 #define report_free test_report_free
 #define report_collect test_report_collect
+#define report_fold test_report_fold
 #define report_final test_report_final
 #include "../../src/report.c"
 
@@ -44,6 +47,15 @@ int fake_maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *
 	for (i = 0; i < map_n; i++)
 		if (fn(map[i].key, &map[i].c, ctx))
 			return -ECANCELED;
+	*overflow = map_overflow;
+	return 0;
+}
+
+int fake_maps_overflow(struct maps *m, struct counter *overflow)
+{
+	(void)m;
+	if (map_err)
+		return map_err;
 	*overflow = map_overflow;
 	return 0;
 }
@@ -187,6 +199,39 @@ static void check_drained(const struct layout *unbounded)
 	report_free(r);
 }
 
+/*
+ * Tables that grow: a fold within the interval reads the drained counts
+ * into it when the overflow moved (the tables grow then), and only then;
+ * the interval's figures are those of both reads.
+ */
+static void check_fold(const struct layout *unbounded)
+{
+	struct layout lay = *unbounded;
+	struct maps m = { .grows = 1 };
+	struct report *r;
+
+	lay.tables = 1;
+	r = report_new(&lay);
+	map_n = 0;
+	map_overflow = (struct counter){ 0, 0 };
+	set(0, 53, 10, 1000);
+	expect(r, 0, "53:10/1000 | 0/0 | 10/1000", "grows, first interval");
+	set(0, 53, 4, 400);
+	unit_ok(test_report_fold(r, &m) == 0, "grows: no fold while nothing overflows");
+	map_overflow = (struct counter){ 3, 300 };
+	unit_ok(test_report_fold(r, &m) == 1, "grows: a fold when the overflow moved");
+	set(0, 53, 2, 200);
+	set(1, 443, 6, 600);
+	unit_ok(test_report_fold(r, &m) == 0, "grows: no second fold for the same overflow");
+	map_overflow = (struct counter){ 3, 300 };
+	expect(r, 0, "53:6/600 443:6/600 | 3/300 | 15/1500",
+	       "grows: the interval holds the folded read and the last one");
+	m.grows = 0;
+	map_overflow = (struct counter){ 9, 900 };
+	unit_ok(test_report_fold(r, &m) == 0, "tables that do not grow are not folded");
+	report_free(r);
+}
+
 static void check_error(const struct layout *lay)
 {
 	struct report *r = report_new(lay);
@@ -213,6 +258,7 @@ int main(void)
 	check_deltas(&lay);
 	check_growth(&lay);
 	check_drained(&lay);
+	check_fold(&lay);
 	check_error(&lay);
 	return unit_done();
 }
