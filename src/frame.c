@@ -90,6 +90,34 @@ static void ld_abs(struct emit *e, int size, int base, int off)
 }
 
 /*
+ * FRAME_DIRECT: r2 = the packet's address of frame offset base + *at
+ * (base < 0: the packet's start, *at left for the load's offset while it
+ * fits one), when its linear part holds reach bytes from r2 + *at; else to
+ * *fail.  *at becomes the offset to read at from r2.  Clobbers r1, r3.
+ */
+static void direct_ptr(struct emit *e, int base, int *at, int reach, int *fail)
+{
+	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_2, CTX, offsetof(struct __sk_buff, data)));
+	if (base >= 0) {
+		/* r2 += base + *at, which the verifier must see bounded */
+		emit(e, BPF_MOV64_REG(BPF_REG_1, base));
+		if (*at)
+			emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, *at));
+		emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, DIRECT_MAX_OFF, 0), fail);
+		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_1));
+		*at = 0;
+	} else if (*at > SHRT_MAX - reach) {
+		/* past the 16-bit offset of a load: the pointer moves there */
+		emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, *at));
+		*at = 0;
+	}
+	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_3, CTX, offsetof(struct __sk_buff, data_end)));
+	emit(e, BPF_MOV64_REG(BPF_REG_1, BPF_REG_2));
+	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, *at + reach));
+	emit_jump(e, BPF_JMP_REG(BPF_JGT, BPF_REG_1, BPF_REG_3, 0), fail);
+}
+
+/*
  * FRAME_DIRECT: r0 = the size bytes at frame offset base + off (base < 0:
  * at off), in host order, straight from the packet; to *slow when they do
  * not lie in its linear part.  Clobbers r1-r3.
@@ -98,24 +126,7 @@ static void direct_load(struct emit *e, int size, int base, int off, int *slow)
 {
 	int n = bytes_of[size], at = frame_skb_off(e, off);
 
-	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_2, CTX, offsetof(struct __sk_buff, data)));
-	if (base >= 0) {
-		/* r2 += base + at, which the verifier must see bounded */
-		emit(e, BPF_MOV64_REG(BPF_REG_1, base));
-		if (at)
-			emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, at));
-		emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, DIRECT_MAX_OFF, 0), slow);
-		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_1));
-		at = 0;
-	} else if (at > SHRT_MAX - n) {
-		/* past the 16-bit offset of a load: the pointer moves there */
-		emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, at));
-		at = 0;
-	}
-	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_3, CTX, offsetof(struct __sk_buff, data_end)));
-	emit(e, BPF_MOV64_REG(BPF_REG_1, BPF_REG_2));
-	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, at + n));
-	emit_jump(e, BPF_JMP_REG(BPF_JGT, BPF_REG_1, BPF_REG_3, 0), slow);
+	direct_ptr(e, base, &at, n, slow);
 	emit(e, BPF_LDX_MEM(size, BPF_REG_0, BPF_REG_2, at));
 	if (n > 1)
 		emit(e, BPF_ENDIAN_BE(BPF_REG_0, 8 * n));
@@ -137,18 +148,7 @@ void frame_direct_base(struct emit *e, int base, int extent)
 	e->direct[i].extent = 0;
 	if (extent <= 0 || extent > 0xff || (base < 0 && at < 0))
 		return;
-	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_2, CTX, offsetof(struct __sk_buff, data)));
-	if (base >= 0) {
-		emit(e, BPF_MOV64_REG(BPF_REG_1, base));
-		if (at)
-			emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, at));
-		emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, DIRECT_MAX_OFF, 0), &none);
-		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_1));
-	}
-	emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_3, CTX, offsetof(struct __sk_buff, data_end)));
-	emit(e, BPF_MOV64_REG(BPF_REG_1, BPF_REG_2));
-	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, extent));
-	emit_jump(e, BPF_JMP_REG(BPF_JGT, BPF_REG_1, BPF_REG_3, 0), &none);
+	direct_ptr(e, base, &at, extent, &none);
 	emit(e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_2, DIRECT_SLOT(i)));
 	emit_jump(e, BPF_JMP_A(0), &done);
 	emit_patch_here(e, none);

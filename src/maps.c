@@ -539,10 +539,19 @@ static int live_empty(struct maps *m)
 	return m->b.ops->next_key(m->b.ctx, m->table[m->live], NULL, m->keys) == -ENOENT;
 }
 
+int maps_overflow(struct maps *m, struct counter *overflow)
+{
+	__u32 zero = 0;
+	int err = m->b.ops->lookup(m->b.ctx, m->fd[MAP_OVERFLOW], &zero, m->vals);
+
+	if (!err)
+		sum_cpus(m, m->vals, overflow);
+	return err;
+}
+
 int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overflow)
 {
 	int fd = m->fd[MAP_COUNTS], drain = m->lay->tables, err = 0, ret;
-	__u32 zero = 0;
 	__u64 rows;
 
 	m->grew_from = m->grew_to = 0;
@@ -557,29 +566,18 @@ int maps_read(struct maps *m, maps_entry_fn fn, void *ctx, struct counter *overf
 		return err;
 	rows = m->nread;
 	/* the overflow too: after a failed entry, what was read still counts */
-	ret = m->b.ops->lookup(m->b.ctx, m->fd[MAP_OVERFLOW], &zero, m->vals);
+	ret = maps_overflow(m, overflow);
 	if (ret)
 		return ret;
-	sum_cpus(m, m->vals, overflow);
 	if (!err && drain)
 		err = grow(m, rows, overflow->packets - m->overflow_seen, fn, ctx);
 	m->overflow_seen = overflow->packets;
 	return err;
 }
 
-int maps_overflow(struct maps *m, struct counter *overflow)
-{
-	__u32 zero = 0;
-	int err = m->b.ops->lookup(m->b.ctx, m->fd[MAP_OVERFLOW], &zero, m->vals);
-
-	if (!err)
-		sum_cpus(m, m->vals, overflow);
-	return err;
-}
-
 int maps_probe(struct maps *m)
 {
-	__u32 zero = 0;
+	struct counter c;
 
-	return m->b.ops->lookup(m->b.ctx, m->fd[MAP_OVERFLOW], &zero, m->vals);
+	return maps_overflow(m, &c);
 }

@@ -231,6 +231,14 @@ static void interval_ends(struct report *r)
 	r->overflow_last = r->overflow_now;
 }
 
+/* Add what the maps hold now to the counters: 0, or -ENOMEM or -errno. */
+static int read_maps(struct report *r, struct maps *m)
+{
+	int err = maps_read(m, take, r, &r->overflow_now);
+
+	return err == -ECANCELED ? -ENOMEM : err;
+}
+
 int report_fold(struct report *r, struct maps *m)
 {
 	struct counter ovf;
@@ -243,19 +251,16 @@ int report_fold(struct report *r, struct maps *m)
 		return err;
 	if (ovf.packets == r->overflow_now.packets && ovf.bytes == r->overflow_now.bytes)
 		return 0;
-	err = maps_read(m, take, r, &r->overflow_now);
-	if (err)
-		return err == -ECANCELED ? -ENOMEM : err;
-	return 1;
+	err = read_maps(r, m);
+	return err ? err : 1;
 }
 
 int report_collect(struct report *r, struct maps *m, struct interval *iv)
 {
-	int err;
+	int err = read_maps(r, m);
 
-	err = maps_read(m, take, r, &r->overflow_now);
 	if (err)
-		return err == -ECANCELED ? -ENOMEM : err;
+		return err;
 	/* a hash's bound bounds this table too: past it, forget idle keys */
 	if (r->lay->tables && r->n > keys_kept(r->lay) && rebuild(r, r->cap, 1))
 		return -ENOMEM;
