@@ -60,29 +60,12 @@
 #include <linux/bpf.h>
 
 #include "insn.h"
+#include "tap.h"
 
 #define INTERNAL_PERCPU_OPCODE	(BPF_ALU64 | 0xe0 | BPF_X)	/* 0xef */
 #define RET_HIT		1
 #define RET_MISS	2
 #define MAX_CPUS	64
-
-static int n_test, n_fail;
-
-static void result(bool pass, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void result(bool pass, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", pass ? "" : "not ", ++n_test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!pass)
-		n_fail++;
-	fflush(stdout);
-}
 
 /* ---- sysctls ---------------------------------------------------------- */
 

@@ -54,6 +54,7 @@
 #include <linux/bpf.h>
 
 #include "insn.h"
+#include "tap.h"
 
 #define BPF_ATOMIC_ADD(DST, SRC, OFF) \
 	INSN(BPF_STX | BPF_DW | BPF_ATOMIC, DST, SRC, OFF, BPF_ADD)
@@ -73,22 +74,6 @@ enum { S_PKTS, S_LINEAR, S_NONLINEAR, S_TOOLONG, S_EMPTY, S_CHECKED, S_MISMATCH,
 static const char *const stat_name[NR_STATS] = {
 	"packets", "linear", "nonlinear", "too long", "empty", "checked", "mismatch", "skipped",
 };
-
-static int n_test, n_fail;
-
-static void result(bool pass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void result(bool pass, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", pass ? "" : "not ", ++n_test);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	n_fail += !pass;
-	fflush(stdout);
-}
 
 static void die(const char *what)
 {
