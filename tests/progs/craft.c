@@ -7,10 +7,12 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <endian.h>
 #include <errno.h>
 #include <limits.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/virtio_net.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <pcap/pcap.h>
@@ -22,6 +24,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -108,6 +111,7 @@ struct output {
 	pcap_t *dead;
 	pcap_dumper_t *dump;
 	unsigned int every, usec;	/* pacing */
+	unsigned int linear;		/* -l, NONE without */
 	unsigned long long frames, bytes;
 	unsigned long long retries;	/* resends after ENOBUFS/EAGAIN */
 };
@@ -117,7 +121,8 @@ static uint8_t frame[MAX_FRAME];
 static void usage(FILE *f)
 {
 	fputs(
-"usage: craft [-i IFACE | -w FILE.pcap] [-c COUNT] [-g EVERY:USEC] [-q] SPEC...\n"
+"usage: craft [-i IFACE [-l LINEAR] | -w FILE.pcap] [-c COUNT] [-g EVERY:USEC] [-q]\n"
+"             SPEC...\n"
 "\n"
 "Build Ethernet frames from templates and send them through an AF_PACKET\n"
 "socket on IFACE, or write them to a pcap file (\"-\": standard output).\n"
@@ -129,6 +134,11 @@ static void usage(FILE *f)
 "  -g EVERY:USEC  with -i, sleep USEC microseconds after every EVERY frames\n"
 "                 (default 20:2000, which loses nothing between two TCG\n"
 "                 guests; 0:0 sends as fast as possible)\n"
+"  -l LINEAR      with -i, put only LINEAR bytes (14 at least) of a frame of\n"
+"                 a page or more in the socket buffer's linear part, the rest\n"
+"                 in page fragments (PACKET_VNET_HDR's hdr_len): a receiver\n"
+"                 on the other end of a veth sees headers outside the linear\n"
+"                 part\n"
 "  -q             no summary on stderr\n"
 "  -h             this help\n"
 "\n"
@@ -716,6 +726,12 @@ static void open_socket(struct output *o)
 	o->sll.sll_halen = ETH_ALEN;
 	if (bind(o->fd, (struct sockaddr *)&o->sll, sizeof(o->sll)))
 		die("bind to '%s': %s", o->ifname, strerror(errno));
+	if (o->linear != NONE) {
+		int one = 1;
+
+		if (setsockopt(o->fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)))
+			die("PACKET_VNET_HDR: %s", strerror(errno));
+	}
 }
 
 static void open_pcap(struct output *o)
@@ -741,23 +757,35 @@ static void sleep_usec(unsigned int usec)
 
 static void send_frame(struct output *o, const uint8_t *f, unsigned int len)
 {
+	/* -l: no checksum offload, no GSO, hdr_len bytes in the linear part
+	 * (the kernel refuses a hdr_len longer than the frame) */
+	struct virtio_net_hdr vnet = { .hdr_len = htole16(o->linear < len ? o->linear : len) };
+	struct iovec iov[2] = {
+		{ .iov_base = &vnet, .iov_len = sizeof(vnet) },
+		{ .iov_base = (void *)f, .iov_len = len },
+	};
+	struct msghdr msg = {
+		.msg_name = &o->sll,
+		.msg_namelen = sizeof(o->sll),
+		.msg_iov = o->linear != NONE ? iov : iov + 1,
+		.msg_iovlen = o->linear != NONE ? 2 : 1,
+	};
+	ssize_t want = len + (o->linear != NONE ? sizeof(vnet) : 0), n;
 	unsigned int tries = 0;
-	ssize_t n;
 
 	memcpy(o->sll.sll_addr, f, ETH_ALEN);
 	for (;;) {
-		n = sendto(o->fd, f, len, 0, (struct sockaddr *)&o->sll,
-			   sizeof(o->sll));
-		if (n == (ssize_t)len)
+		n = sendmsg(o->fd, &msg, 0);
+		if (n == want)
 			break;
 		if (n >= 0)
-			die("sendto on '%s': sent %zd of %u bytes", o->ifname,
-			    n, len);
+			die("sendmsg on '%s': sent %zd of %zd bytes", o->ifname,
+			    n, want);
 		if (errno == EINTR)
 			continue;
 		if ((errno != ENOBUFS && errno != EAGAIN) ||
 		    ++tries > RETRY_MAX)
-			die("sendto on '%s' (frame %llu, %u bytes): %s",
+			die("sendmsg on '%s' (frame %llu, %u bytes): %s",
 			    o->ifname, o->frames + 1, len, strerror(errno));
 		o->retries++;
 		sleep_usec(RETRY_USEC);
@@ -858,12 +886,13 @@ static void parse_pacing(struct output *o, const char *arg)
 
 int main(int argc, char **argv)
 {
-	struct output o = { .fd = -1, .every = 20, .usec = 2000 };
+	struct output o = { .fd = -1, .every = 20, .usec = 2000, .linear = NONE };
+	unsigned long linear;
 	unsigned long count = 1;
 	struct spec *specs;
 	int c, j, quiet = 0;
 
-	while ((c = getopt(argc, argv, "i:w:c:g:qh")) != -1) {
+	while ((c = getopt(argc, argv, "i:w:c:g:l:qh")) != -1) {
 		switch (c) {
 		case 'i':
 			o.ifname = optarg;
@@ -878,6 +907,12 @@ int main(int argc, char **argv)
 		case 'g':
 			parse_pacing(&o, optarg);
 			break;
+		case 'l':
+			if (parse_number(optarg, &linear) || linear < ETH_HLEN ||
+			    linear > MAX_FRAME)
+				die("bad -l '%s': want %d to %d", optarg, ETH_HLEN, MAX_FRAME);
+			o.linear = linear;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -891,6 +926,8 @@ int main(int argc, char **argv)
 	}
 	if (!o.ifname == !o.file)
 		die("need exactly one of -i IFACE and -w FILE (see -h)");
+	if (o.file && o.linear != NONE)
+		die("-l applies to -i only");
 	if (optind == argc)
 		die("no SPEC given (see -h)");
 	specs = calloc(argc - optind, sizeof(*specs));

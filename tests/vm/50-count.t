@@ -11,6 +11,14 @@ written to a pcap file on the host, are decoded by tshark: its per-frame
 field values, counted, are what ebpfcount must report, row for row, in
 packets and bytes.  Where ebpfcount knows more than tshark prints (an
 absent versus a truncated field), the spec table says what to expect.
+
+Then the headers outside the linear part: on a veth pair in the main
+guest, craft -l sends frames of 5000 bytes of which only the first 14 to
+100 bytes are in the skb's linear part, the rest in page fragments.  One
+program of several expressions counts them in each way of reading the
+frame (EBPFCOUNT_FRAME: direct reads with their fallback to LD_ABS past the
+linear part, the window copied by bpf_skb_load_bytes, LD_ABS alone); each
+must count what tshark decodes from the same frames, row for row.
 """
 import collections
 import csv
@@ -57,6 +65,34 @@ SPECS = [
     ("udp6,n=1,trunc=50", ("udp.srcport", "udp.dstport")),
 ]
 
+# Frames on the veth pair: (bytes in the linear part, craft specs); all
+# but the last two 5000 bytes long, so that the kernel puts the rest of
+# them in page fragments (craft -l).  The linear part ends at the first
+# byte of IPv4 (14), in its middle (20), at its end (34), in the middle of
+# UDP or TCP (38, 54: after the IPv6 header), and past all headers (100).
+NL_MAC = "52:54:00:12:34:97"
+NL_GROUPS = [
+    (14, ["udp4,n=5,dport=53,srcrange=5", "tcp4,n=4,dport=443,flags=SA", "icmp4,n=3",
+          "udp6,n=3,dport=53", "tcp6,n=2,ext=hop", "udp4,n=3,vlan=42,dport=9"]),
+    (20, ["tcp4,n=3,dport=22,ipopts=12,flags=PA", "udp4,n=2,frag=first,dport=4789"]),
+    (34, ["udp4,n=4,sport=5353,dport=53", "tcp4,n=2,dport=80,tos=0xb8"]),
+    (38, ["udp4,n=3,dport=9", "tcp4,n=2,dport=8080,flags=F"]),
+    (54, ["tcp6,n=3,dport=443,flags=S", "icmp6,n=2,type=128"]),
+    (100, ["udp4,n=2,dport=123", "tcp4,n=2,dport=25,flags=R,len=80", "udp6,n=1,dport=7,len=90"]),
+]
+NL_MODES = ["direct", "window", "ld_abs"]
+
+
+def nl_group(group):
+    """The craft specs of a group of NL_GROUPS, as they are sent."""
+    return [s + ("" if "len=" in s else ",len=5000") + ",smac=" + NL_MAC for s in group]
+
+
+def nl_specs():
+    """NL_GROUPS as SPECS rows, in the order they are sent."""
+    return [(s, ()) for _, group in NL_GROUPS for s in nl_group(group)]
+
+
 EXPRS = [
     "count by ip.proto",
     "count by ip.src/24, tcp.dstport",
@@ -88,7 +124,7 @@ def specs():
 
 
 
-def expected(pcap, expr):
+def expected(pcap, expr, specs=SPECS):
     keys = keys_of(expr)
     fields = [k.split("/")[0] for k in keys]
     cmd = ["tshark", "-r", pcap, "-o", "ip.defragment:FALSE", "-T", "fields",
@@ -97,9 +133,9 @@ def expected(pcap, expr):
         cmd += ["-e", f]
     lines = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()
     rows = collections.defaultdict(lambda: [0, 0])
-    for line, si in zip(lines, frame_specs(SPECS)):
+    for line, si in zip(lines, frame_specs(specs)):
         vals = line.split("\t")
-        spec = SPECS[si][0]
+        spec = specs[si][0]
         nbytes = skb_len(spec, int(vals[-1]))
         key = []
         for k, v in zip(keys, vals):
@@ -159,8 +195,30 @@ def measured_multi(csv_text, expr):
     return rows, truncated
 
 
+def nl_script():
+    """Guest lines for the frames on the veth pair (see NL_GROUPS)."""
+    progs = " ".join("-e '%s where ether src %s'" % (e, NL_MAC) for e in MULTI)
+    lines = [
+        "echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6",
+        "veth_pair vn0 vn1 && ip link set vn0 mtu 9000 && ip link set vn1 mtu 9000 || echo 'veth failed'",
+        "pids=",
+    ]
+    for m in NL_MODES:
+        lines.append("EBPFCOUNT_FRAME=%s ebpfcount -i vn1 -F csv --max-keys 4096 %s "
+                     ">/tmp/nl-%s.csv 2>&1 &" % (m, progs, m))
+        lines.append("pids=\"$pids $!\"")
+    lines += ["retry 60 test -s /tmp/nl-%s.csv" % m for m in NL_MODES]
+    for linear, group in NL_GROUPS:
+        lines.append("craft -q -i vn0 -l %d %s || echo 'craft -l %d failed'"
+                     % (linear, " ".join("'%s'" % s for s in nl_group(group)), linear))
+    lines += ["sleep 1.5", "kill -INT $pids; wait"]
+    for m in NL_MODES:
+        lines += ["echo '=== nl-%s'" % m, "cat /tmp/nl-%s.csv" % m]
+    return lines
+
+
 def guest_script():
-    lines = [". /tests/guest/lib.sh", "pids="]
+    lines = [". /tests/guest/lib.sh"] + nl_script() + ["pids="]
     for i, e in enumerate(EXPRS):
         lines.append("ebpfcount -i eth0 -F csv '%s' >/tmp/out%d.csv 2>/tmp/err%d &" % (e + WHERE, i, i))
         lines.append("pids=\"$pids $!\"")
@@ -197,10 +255,13 @@ def peer_command():
 
 def main():
     t = tap.Tap()
-    t.plan(2 * len(EXPRS) + 2 * len(MULTI) + 2)
+    t.plan(2 * len(EXPRS) + 2 * len(MULTI) + 2 + len(NL_MODES) * len(MULTI))
     with tempfile.TemporaryDirectory() as d:
         pcap = os.path.join(d, "frames.pcap")
+        nl_pcap = os.path.join(d, "nonlinear.pcap")
         subprocess.run([os.path.join(TOP, "build/bin/craft"), "-q", "-w", pcap] + specs(), check=True)
+        subprocess.run([os.path.join(TOP, "build/bin/craft"), "-q", "-w", nl_pcap]
+                       + [s for s, _ in nl_specs()], check=True)
         script = os.path.join(d, "count.sh")
         with open(script, "w") as f:
             f.write(guest_script())
@@ -210,15 +271,15 @@ def main():
         t.ok(r.returncode == 0, "guest run exits 0 (%d)" % r.returncode)
         if r.returncode:
             t.diag(r.stdout[-2000:] + r.stderr[-2000:])
-        outputs = r.stdout.split("=== ")[1:]
+        # "=== NAME" starts the output of NAME
+        outputs = dict((o.split("\n", 1) + [""])[:2] for o in r.stdout.split("=== ")[1:])
         for i, e in enumerate(EXPRS):
-            text = outputs[i].split("\n", 1)[1] if i < len(outputs) else ""
+            text = outputs.get(str(i), "")
             got, trunc = measured(text, len(keys_of(e)))
             want = expected(pcap, e)
             t.is_deeply(dict(got), dict(want), "'%s': rows equal tshark's" % e)
             t.is_(trunc, expected_truncated(e), "'%s': truncated rows" % e)
-        multi = [o for o in outputs if o.startswith("multi\n")]
-        text = multi[0].split("\n", 1)[1] if multi else ""
+        text = outputs.get("multi", "")
         failed = t.failed
         for e in MULTI:
             got, trunc = measured_multi(text, e + WHERE)
@@ -228,11 +289,21 @@ def main():
             t.is_(trunc, expected_truncated(e), "one program: '%s': truncated rows" % e)
         if t.failed > failed:
             t.diag(text[-3000:])
-        vlan = outputs[-1] if outputs and outputs[-1].startswith("vlan") else ""
+        vlan = outputs.get("vlan", "")
         total = [line.split(",")[-2] for line in vlan.splitlines() if ",1,total," in line]
         want = sum(int(o[2:]) for spec, _ in SPECS if "vlan=42" in spec
                    for o in spec.split(",") if o.startswith("n="))
         t.is_(total, [str(want)], "no -i: 'where vlan 42' is compiled for eth0 and matches live")
+        for m in NL_MODES:
+            text = outputs.get("nl-" + m, "")
+            failed = t.failed
+            for e in MULTI:
+                got, _ = measured_multi(text, "%s where ether src %s" % (e, NL_MAC))
+                t.is_deeply(dict(got), dict(expected(nl_pcap, e, nl_specs())),
+                            "headers outside the linear part, EBPFCOUNT_FRAME=%s: '%s': "
+                            "rows equal tshark's" % (m, e))
+            if t.failed > failed:
+                t.diag(text[-3000:])
     sys.exit(t.done())
 
 
