@@ -4,6 +4,7 @@
  * "bpf: let privileged socket filters read packet data directly").
  *
  *   sk_direct --series yes|no [--iface IF --traffic CMD]
+ *             [--frames IF COUNT LINEAR CMD]...
  *
  * What is checked, with the JIT off, on and hardened (bpf_jit_harden=2):
  *
@@ -24,9 +25,15 @@
  *     root filter that never reads data_end and tail-calls the checker,
  *     and SO_ATTACH_REUSEPORT_EBPF, where data starts past the UDP header
  *     and picks the socket from the first payload byte.
+ *   - the runner restores skb->cb[40..48) where its owner still needs
+ *     it: an SCTP association over UDP whose listener has the checker,
+ *     or a filter that reads nothing (the one check on stock too).
  *   - --iface: the checker on an AF_PACKET socket of IF while the shell
  *     command CMD runs (TCP to and from the peer): TSO and GRO make
  *     nonlinear skbs, whose window is their linear part only.
+ *   - --frames: the checker on IF while CMD sends COUNT frames (craft -l
+ *     over a veth) with LINEAR bytes in the linear part and the headers
+ *     past it in page fragments: each window exactly LINEAR bytes.
  *
  * Output is TAP.  Must run as root in a guest (it writes sysctls).
  */
@@ -70,9 +77,10 @@
 
 /* The checker's counters: one u64 each in one array entry. */
 enum { S_PKTS, S_LINEAR, S_NONLINEAR, S_TOOLONG, S_EMPTY, S_CHECKED, S_MISMATCH, S_SKIPPED,
-       NR_STATS };
+       S_WINDOW, NR_STATS };
 static const char *const stat_name[NR_STATS] = {
 	"packets", "linear", "nonlinear", "too long", "empty", "checked", "mismatch", "skipped",
+	"window bytes",
 };
 
 static void die(const char *what)
@@ -162,23 +170,24 @@ static int load_checker(int map_fd)
 		BPF_MOV64_REG(BPF_REG_2, BPF_REG_10),
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, -4),
 		BPF_EMIT_CALL(BPF_FUNC_map_lookup_elem),
-		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 61),		/* -> out */
+		BPF_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 62),		/* -> out */
 		BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_0, -16),
 		BPF_MOV64_IMM(BPF_REG_1, 1),
 		BPF_ATOMIC_ADD(BPF_REG_0, BPF_REG_1, 8 * S_PKTS),
 		BPF_MOV64_REG(BPF_REG_9, BPF_REG_8),
 		BPF_ALU64_REG(BPF_SUB, BPF_REG_9, BPF_REG_7),
+		BPF_ATOMIC_ADD(BPF_REG_0, BPF_REG_9, 8 * S_WINDOW),
 		BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_6, SKB(len)),
 		BPF_JMP_REG(BPF_JGT, BPF_REG_9, BPF_REG_2, 3),	/* -> too long */
 		BPF_JMP_REG(BPF_JEQ, BPF_REG_9, BPF_REG_2, 4),	/* -> linear */
 		BPF_ATOMIC_ADD(BPF_REG_0, BPF_REG_1, 8 * S_NONLINEAR),
 		BPF_JMP_A(3),					/* -> check */
-		/* 20: too long */
+		/* 21: too long */
 		BPF_ATOMIC_ADD(BPF_REG_0, BPF_REG_1, 8 * S_TOOLONG),
 		BPF_JMP_A(49),					/* -> out */
-		/* 22: linear */
+		/* 23: linear */
 		BPF_ATOMIC_ADD(BPF_REG_0, BPF_REG_1, 8 * S_LINEAR),
-		/* 23: check: the first byte */
+		/* 24: check: the first byte */
 		BPF_JMP_IMM(BPF_JEQ, BPF_REG_9, 0, 41),		/* -> empty */
 		BPF_MOV64_REG(BPF_REG_2, BPF_REG_7),
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, 1),
@@ -195,7 +204,7 @@ static int load_checker(int map_fd)
 		BPF_LDX_MEM(BPF_B, BPF_REG_1, BPF_REG_10, -32),
 		BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_10, -24),
 		BPF_JMP_REG(BPF_JNE, BPF_REG_1, BPF_REG_2, 28),	/* -> mismatch */
-		/* 39: the last byte, at win - 1 */
+		/* 40: the last byte, at win - 1 */
 		BPF_MOV64_REG(BPF_REG_5, BPF_REG_9),
 		BPF_ALU64_IMM(BPF_ADD, BPF_REG_5, -1),
 		BPF_JMP_IMM(BPF_JGT, BPF_REG_5, 0xfffe, 27),	/* -> skipped */
@@ -217,22 +226,22 @@ static int load_checker(int map_fd)
 		BPF_LDX_MEM(BPF_DW, BPF_REG_2, BPF_REG_10, -24),
 		BPF_JMP_REG(BPF_JNE, BPF_REG_1, BPF_REG_2, 8),	/* -> mismatch */
 		BPF_MOV64_IMM(BPF_REG_2, 8 * S_CHECKED),
-		/* 60: count: add one to the counter at offset r2 */
+		/* 61: count: add one to the counter at offset r2 */
 		BPF_LDX_MEM(BPF_DW, BPF_REG_0, BPF_REG_10, -16),
 		BPF_ALU64_REG(BPF_ADD, BPF_REG_0, BPF_REG_2),
 		BPF_MOV64_IMM(BPF_REG_1, 1),
 		BPF_ATOMIC_ADD(BPF_REG_0, BPF_REG_1, 0),
 		BPF_JMP_A(6),					/* -> out */
-		/* 65: empty */
+		/* 66: empty */
 		BPF_MOV64_IMM(BPF_REG_2, 8 * S_EMPTY),
 		BPF_JMP_A(-7),					/* -> count */
-		/* 67: mismatch */
+		/* 68: mismatch */
 		BPF_MOV64_IMM(BPF_REG_2, 8 * S_MISMATCH),
 		BPF_JMP_A(-9),					/* -> count */
-		/* 69: skipped */
+		/* 70: skipped */
 		BPF_MOV64_IMM(BPF_REG_2, 8 * S_SKIPPED),
 		BPF_JMP_A(-11),					/* -> count */
-		/* 71: out: the whole packet */
+		/* 72: out: the whole packet */
 		BPF_MOV64_IMM(BPF_REG_0, -1),
 		BPF_EXIT_INSN(),
 	};
@@ -264,6 +273,12 @@ static const struct bpf_insn pick_insns[] = {
 	BPF_JMP_REG(BPF_JGT, BPF_REG_4, BPF_REG_3, 2),
 	BPF_LDX_MEM(BPF_B, BPF_REG_0, BPF_REG_2, 0),
 	BPF_ALU64_IMM(BPF_AND, BPF_REG_0, 1),
+	BPF_EXIT_INSN(),
+};
+
+/* Accepts the whole packet and reads nothing: the runner still sets data_end. */
+static const struct bpf_insn accept_insns[] = {
+	BPF_MOV64_IMM(BPF_REG_0, -1),
 	BPF_EXIT_INSN(),
 };
 
@@ -630,6 +645,122 @@ static void test_gro(const char *ifname, int prog, const char *cmd)
 	close(p);
 }
 
+/*
+ * The checker on IF while cmd sends count frames of a page or more with
+ * only linear bytes of each in the skb's linear part (craft -l, over a
+ * veth): every one nonlinear, its window exactly its linear part, and the
+ * bytes at both ends of it those bpf_skb_load_bytes() reads.
+ */
+static void test_frames(const char *ifname, int prog, unsigned long count,
+			unsigned long linear, const char *cmd)
+{
+	int p = packet_socket(SOCK_RAW, ifname, prog), rc, i;
+	__u64 st[NR_STATS];
+	char what[128];
+
+	stats_reset();
+	rc = system(cmd);
+	for (i = 0; i < 20; i++) {	/* the peer's backlog, 2 s at most */
+		stats_read(st);
+		if (st[S_PKTS] >= count)
+			break;
+		usleep(100000);
+	}
+	snprintf(what, sizeof(what), "jit on: AF_PACKET SOCK_RAW on %s, frames with %lu linear bytes",
+		 ifname, linear);
+	result(rc == 0, "%s: the sender exits 0 (%d)", what, rc);
+	check_stats(what, count, true, false);
+	result(st[S_NONLINEAR] == count && st[S_WINDOW] == count * linear,
+	       "%s: all %lu nonlinear, their window %llu bytes in all", what, count,
+	       (unsigned long long)st[S_WINDOW]);
+	close(p);
+}
+
+/* ---- SCTP over UDP, where skb->cb[40..48) is live around the filter ---- */
+
+#define SCTP_UDP_PORT	"/proc/sys/net/sctp/udp_port"
+#define SCTP_ENCAP_PORT	"/proc/sys/net/sctp/encap_port"
+
+/* Udp InDatagrams of /proc/net/snmp: a line of names, then one of values. */
+static unsigned long long udp_in_datagrams(void)
+{
+	FILE *f = fopen("/proc/net/snmp", "r");
+	unsigned long long v = 0;
+	char line[1024];
+	bool names = false;
+
+	if (!f)
+		die("/proc/net/snmp");
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "Udp: ", 5))
+			continue;
+		if (names && sscanf(line, "Udp: %llu", &v) == 1)
+			break;
+		names = true;
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * An SCTP association over UDP on lo (RFC 6951, net.sctp.udp_port and
+ * encap_port 9899), the listener with prog attached.  sctp_udp_rcv()
+ * stores the UDP source port in SCTP_INPUT_CB(skb)->encap_port, at
+ * skb->cb[40..42), before sctp_rcv() runs the filter; the INIT's and the
+ * COOKIE ECHO's are read after it, as the port to answer to.  A runner
+ * that computed data_end there without restoring it would send the INIT
+ * ACK to another port and the association would never come up.
+ */
+static void test_sctp(const char *mode, int prog, bool checker)
+{
+	static int port = 9905;	/* a new one each time: the last may linger */
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port++),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timeval tv = { .tv_sec = 5 };
+	struct pollfd pl = { .events = POLLIN };
+	unsigned long long udp = udp_in_datagrams();
+	int one = 1, l, c, s = -1;
+	bool up, got = false;
+	char buf[64], what[96];
+
+	snprintf(what, sizeof(what), "%s: SCTP over UDP, %s on the listener", mode,
+		 checker ? "the checker" : "a filter that reads nothing");
+	if (access(SCTP_UDP_PORT, W_OK)) {
+		result(false, "%s: %s is there (CONFIG_IP_SCTP)", what, SCTP_UDP_PORT);
+		return;
+	}
+	write_sysctl(SCTP_UDP_PORT, "9899");
+	write_sysctl(SCTP_ENCAP_PORT, "9899");	/* before the sockets: they copy it */
+	l = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+	c = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+	if (l < 0 || c < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+	    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		die("SCTP sockets");
+	attach(l, SOL_SOCKET, SO_ATTACH_BPF, prog);
+	if (checker)
+		stats_reset();
+	up = !connect(c, (struct sockaddr *)&a, sizeof(a));
+	if (!up)
+		printf("# connect: %s\n", strerror(errno));
+	pl.fd = l;
+	if (up && send(c, "over udp", 8, 0) == 8 && poll(&pl, 1, 5000) == 1 &&
+	    (s = accept(l, NULL, NULL)) >= 0 &&
+	    !setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
+		got = recv(s, buf, sizeof(buf), 0) == 8 && !memcmp(buf, "over udp", 8);
+	result(up && got, "%s: the association comes up, its message arrives", what);
+	udp = udp_in_datagrams() - udp;
+	result(udp >= 4, "%s: over UDP (%llu datagrams received)", what, udp);
+	if (checker)
+		check_stats(what, 2, false, true);
+	if (s >= 0)
+		close(s);
+	close(c);
+	close(l);
+	write_sysctl(SCTP_UDP_PORT, "0");
+	write_sysctl(SCTP_ENCAP_PORT, "0");
+}
+
 /* test_capbpf() in a child without CAP_PERFMON and CAP_SYS_ADMIN. */
 static void test_capbpf_child(bool series)
 {
@@ -669,20 +800,34 @@ int main(int argc, char **argv)
 	} modes[] = {
 		{ "jit off", "0", "0" }, { "jit on", "1", "0" }, { "jit hardened", "1", "2" },
 	};
+	struct {
+		const char *ifname, *cmd;
+		unsigned long count, linear;
+	} frames[8];
 	const char *ifname = NULL, *traffic = NULL;
+	int fd, jmp, checker, tail, accept_all, i, nframes = 0;
 	bool series;
-	int fd, jmp, checker, tail;
 	__u32 zero = 0;
 	size_t m;
 
-	if (argc < 3 || strcmp(argv[1], "--series")) {
-		fprintf(stderr, "usage: sk_direct --series yes|no [--iface IF --traffic CMD]\n");
-		return 2;
-	}
+	if (argc < 3 || strcmp(argv[1], "--series"))
+		goto usage;
 	series = !strcmp(argv[2], "yes");
-	if (argc == 7 && !strcmp(argv[3], "--iface") && !strcmp(argv[5], "--traffic")) {
-		ifname = argv[4];
-		traffic = argv[6];
+	for (i = 3; i < argc;) {
+		if (!strcmp(argv[i], "--iface") && i + 3 < argc &&
+		    !strcmp(argv[i + 2], "--traffic")) {
+			ifname = argv[i + 1];
+			traffic = argv[i + 3];
+			i += 4;
+		} else if (!strcmp(argv[i], "--frames") && i + 4 < argc && nframes < 8) {
+			frames[nframes].ifname = argv[i + 1];
+			frames[nframes].count = strtoul(argv[i + 2], NULL, 0);
+			frames[nframes].linear = strtoul(argv[i + 3], NULL, 0);
+			frames[nframes++].cmd = argv[i + 4];
+			i += 5;
+		} else {
+			goto usage;
+		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n");
@@ -698,6 +843,11 @@ int main(int argc, char **argv)
 		close(fd);
 	test_unpriv();
 	test_capbpf_child(series);
+	accept_all = LOAD(BPF_PROG_TYPE_SOCKET_FILTER, accept_insns);
+	if (accept_all < 0)
+		die("load a filter that accepts everything");
+	test_sctp("jit on", accept_all, false);
+	close(accept_all);
 	if (!series) {
 		printf("1..%d\n", n_test);
 		return n_fail ? 1 : 0;
@@ -733,8 +883,12 @@ int main(int argc, char **argv)
 		test_packet(mode, checker, SOCK_RAW);
 		test_packet(mode, checker, SOCK_DGRAM);
 		test_reuseport(mode);
+		test_sctp(mode, checker, true);
 		if (ifname && m == 1)
 			test_gro(ifname, checker, traffic);
+		for (i = 0; m == 1 && i < nframes; i++)
+			test_frames(frames[i].ifname, checker, frames[i].count, frames[i].linear,
+				    frames[i].cmd);
 		bpf_map_delete_elem(jmp, &zero);
 		close(jmp);
 		close(tail);
@@ -744,4 +898,8 @@ int main(int argc, char **argv)
 	write_sysctl(JIT_HARDEN, "0");
 	printf("1..%d\n", n_test);
 	return n_fail ? 1 : 0;
+usage:
+	fprintf(stderr, "usage: sk_direct --series yes|no [--iface IF --traffic CMD]\n"
+		"                 [--frames IF COUNT LINEAR CMD]...\n");
+	return 2;
 }
