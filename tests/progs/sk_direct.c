@@ -20,11 +20,12 @@
  *     linear packet's window is all of it, every byte read directly equals
  *     the byte read through the helper.  This exercises the runners that
  *     compute data_end: sk_filter_trim_cap() on UDP, TCP and AF_UNIX
- *     sockets (with SCM_RIGHTS, whose control block must survive), the
- *     AF_PACKET taps (SOCK_RAW and SOCK_DGRAM, both directions on lo), a
- *     root filter that never reads data_end and tail-calls the checker,
- *     and SO_ATTACH_REUSEPORT_EBPF, where data starts past the UDP header
- *     and picks the socket from the first payload byte.
+ *     sockets (with SCM_RIGHTS), the AF_PACKET taps (SOCK_RAW and
+ *     SOCK_DGRAM, both directions on lo), a PACKET_FANOUT_EBPF program
+ *     choosing a socket of the group, a root filter that never reads
+ *     data_end and tail-calls the checker, and SO_ATTACH_REUSEPORT_EBPF,
+ *     where data starts past the UDP header and picks the socket from
+ *     the first payload byte.
  *   - the runner restores skb->cb[40..48) where its owner still needs
  *     it: an SCTP association over UDP whose listener has the checker,
  *     or a filter that reads nothing (the one check on stock too).
@@ -510,7 +511,8 @@ static int packet_socket(int type, const char *ifname, int prog)
 
 	if (fd < 0 || !a.sll_ifindex)
 		die("packet socket");
-	attach(fd, SOL_SOCKET, SO_ATTACH_BPF, prog);
+	if (prog >= 0)
+		attach(fd, SOL_SOCKET, SO_ATTACH_BPF, prog);
 	if (bind(fd, (struct sockaddr *)&a, sizeof(a)))
 		die("bind packet socket");
 	return fd;
@@ -538,6 +540,40 @@ static void test_packet(const char *mode, int prog, int type)
 		 type == SOCK_RAW ? "SOCK_RAW" : "SOCK_DGRAM");
 	check_stats(what, 2 * NDGRAMS, false, false);
 	close(p);
+	close(rx);
+	close(tx);
+}
+
+/* A PACKET_FANOUT_EBPF group of two packet sockets on lo, prog picking
+ * the socket of each packet (fanout_demux_bpf()), while NDGRAMS pass. */
+static void test_fanout(const char *mode, int prog)
+{
+	int p[2], rx = udp_socket(9906, false), tx = udp_socket(0, false), i;
+	int arg = 77 | PACKET_FANOUT_EBPF << 16;
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9906),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	unsigned char out[1500];
+	char what[96];
+
+	for (i = 0; i < 2; i++) {
+		p[i] = packet_socket(SOCK_RAW, "lo", -1);
+		if (setsockopt(p[i], SOL_PACKET, PACKET_FANOUT, &arg, sizeof(arg)))
+			die("PACKET_FANOUT");
+	}
+	if (setsockopt(p[0], SOL_PACKET, PACKET_FANOUT_DATA, &prog, sizeof(prog)))
+		die("PACKET_FANOUT_DATA");
+	stats_reset();
+	for (i = 0; i < NDGRAMS; i++) {
+		size_t len = payload(i, out);
+
+		if (sendto(tx, out, len, 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)len)
+			die("sendto");
+		recv_wait(rx, out, sizeof(out));
+	}
+	snprintf(what, sizeof(what), "%s: PACKET_FANOUT_EBPF on lo", mode);
+	check_stats(what, 2 * NDGRAMS, false, false);
+	close(p[0]);
+	close(p[1]);
 	close(rx);
 	close(tx);
 }
@@ -883,6 +919,7 @@ int main(int argc, char **argv)
 		test_packet(mode, checker, SOCK_RAW);
 		test_packet(mode, checker, SOCK_DGRAM);
 		test_reuseport(mode);
+		test_fanout(mode, checker);
 		test_sctp(mode, checker, true);
 		if (ifname && m == 1)
 			test_gro(ifname, checker, traffic);
