@@ -51,6 +51,7 @@
 #include <linux/capability.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/sctp.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -571,7 +572,7 @@ static void test_fanout(const char *mode, int prog)
 		recv_wait(rx, out, sizeof(out));
 	}
 	snprintf(what, sizeof(what), "%s: PACKET_FANOUT_EBPF on lo", mode);
-	check_stats(what, 2 * NDGRAMS, false, false);
+	check_stats(what, 2 * NDGRAMS, false, true);
 	close(p[0]);
 	close(p[1]);
 	close(rx);
@@ -739,11 +740,12 @@ static unsigned long long udp_in_datagrams(void)
 }
 
 /*
- * An SCTP association over UDP on lo (RFC 6951, net.sctp.udp_port and
- * encap_port 9899), the listener with prog attached.  sctp_udp_rcv()
- * stores the UDP source port in SCTP_INPUT_CB(skb)->encap_port, at
- * skb->cb[40..42), before sctp_rcv() runs the filter; the INIT's and the
- * COOKIE ECHO's are read after it, as the port to answer to.  A runner
+ * An SCTP association over UDP on lo (RFC 6951: net.sctp.udp_port 9899,
+ * and encap_port 9899 for the client only), the listener with prog
+ * attached.  sctp_udp_rcv() stores the UDP source port in
+ * SCTP_INPUT_CB(skb)->encap_port, at skb->cb[40..42), before sctp_rcv()
+ * runs the filter; the INIT's and the COOKIE ECHO's are read after it, as
+ * the port to answer to (the listener has none of its own).  A runner
  * that computed data_end there without restoring it would send the INIT
  * ACK to another port and the association would never come up.
  */
@@ -754,6 +756,8 @@ static void test_sctp(const char *mode, int prog, bool checker)
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct timeval tv = { .tv_sec = 5 };
 	struct pollfd pl = { .events = POLLIN };
+	struct sctp_udpencaps encap = { .sue_address.ss_family = AF_INET };
+	socklen_t len = sizeof(encap);
 	unsigned long long udp = udp_in_datagrams();
 	int one = 1, l, c, s = -1;
 	bool up, got = false;
@@ -765,10 +769,12 @@ static void test_sctp(const char *mode, int prog, bool checker)
 		result(false, "%s: %s is there (CONFIG_IP_SCTP)", what, SCTP_UDP_PORT);
 		return;
 	}
+	/* sockets copy both at creation */
 	write_sysctl(SCTP_UDP_PORT, "9899");
-	write_sysctl(SCTP_ENCAP_PORT, "9899");	/* before the sockets: they copy it */
 	l = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+	write_sysctl(SCTP_ENCAP_PORT, "9899");
 	c = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+	write_sysctl(SCTP_ENCAP_PORT, "0");
 	if (l < 0 || c < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
 	    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
@@ -786,7 +792,11 @@ static void test_sctp(const char *mode, int prog, bool checker)
 		got = recv(s, buf, sizeof(buf), 0) == 8 && !memcmp(buf, "over udp", 8);
 	result(up && got, "%s: the association comes up, its message arrives", what);
 	udp = udp_in_datagrams() - udp;
-	result(udp >= 4, "%s: over UDP (%llu datagrams received)", what, udp);
+	if (s < 0 || getsockopt(s, IPPROTO_SCTP, SCTP_REMOTE_UDP_ENCAPS_PORT, &encap, &len))
+		encap.sue_port = 0;
+	result(encap.sue_port == htons(9899) && udp >= 4,
+	       "%s: over UDP, the listener's side answering to port %u (%llu datagrams)", what,
+	       ntohs(encap.sue_port), udp);
 	if (checker)
 		check_stats(what, 2, false, true);
 	if (s >= 0)
@@ -794,7 +804,6 @@ static void test_sctp(const char *mode, int prog, bool checker)
 	close(c);
 	close(l);
 	write_sysctl(SCTP_UDP_PORT, "0");
-	write_sysctl(SCTP_ENCAP_PORT, "0");
 }
 
 /* test_capbpf() in a child without CAP_PERFMON and CAP_SYS_ADMIN. */
@@ -856,10 +865,14 @@ int main(int argc, char **argv)
 			traffic = argv[i + 3];
 			i += 4;
 		} else if (!strcmp(argv[i], "--frames") && i + 4 < argc && nframes < 8) {
+			char *end1, *end2;
+
 			frames[nframes].ifname = argv[i + 1];
-			frames[nframes].count = strtoul(argv[i + 2], NULL, 0);
-			frames[nframes].linear = strtoul(argv[i + 3], NULL, 0);
+			frames[nframes].count = strtoul(argv[i + 2], &end1, 0);
+			frames[nframes].linear = strtoul(argv[i + 3], &end2, 0);
 			frames[nframes++].cmd = argv[i + 4];
+			if (*end1 || *end2 || end1 == argv[i + 2] || end2 == argv[i + 3])
+				goto usage;
 			i += 5;
 		} else {
 			goto usage;
