@@ -519,15 +519,14 @@ static int packet_socket(int type, const char *ifname, int prog)
 	return fd;
 }
 
-/* A packet tap on lo while NDGRAMS datagrams pass: each seen twice. */
-static void test_packet(const char *mode, int prog, int type)
+/* The counters reset, NDGRAMS datagrams over lo to a UDP socket of port,
+ * each awaited. */
+static void lo_datagrams(int port)
 {
-	int p = packet_socket(type, "lo", prog), rx = udp_socket(9903, false);
-	int tx = udp_socket(0, false), i;
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9903),
+	int rx = udp_socket(port, false), tx = udp_socket(0, false), i;
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	unsigned char out[1500];
-	char what[96];
 
 	stats_reset();
 	for (i = 0; i < NDGRAMS; i++) {
@@ -537,23 +536,28 @@ static void test_packet(const char *mode, int prog, int type)
 			die("sendto");
 		recv_wait(rx, out, sizeof(out));
 	}
+	close(rx);
+	close(tx);
+}
+
+/* A packet tap on lo while NDGRAMS datagrams pass: each seen twice. */
+static void test_packet(const char *mode, int prog, int type)
+{
+	int p = packet_socket(type, "lo", prog);
+	char what[96];
+
+	lo_datagrams(9903);
 	snprintf(what, sizeof(what), "%s: AF_PACKET %s on lo", mode,
 		 type == SOCK_RAW ? "SOCK_RAW" : "SOCK_DGRAM");
 	check_stats(what, 2 * NDGRAMS, false, false);
 	close(p);
-	close(rx);
-	close(tx);
 }
 
 /* A PACKET_FANOUT_EBPF group of two packet sockets on lo, prog picking
  * the socket of each packet (fanout_demux_bpf()), while NDGRAMS pass. */
 static void test_fanout(const char *mode, int prog)
 {
-	int p[2], rx = udp_socket(9906, false), tx = udp_socket(0, false), i;
-	int arg = 77 | PACKET_FANOUT_EBPF << 16;
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9906),
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	unsigned char out[1500];
+	int p[2], i, arg = 77 | PACKET_FANOUT_EBPF << 16;
 	char what[96];
 
 	for (i = 0; i < 2; i++) {
@@ -563,20 +567,11 @@ static void test_fanout(const char *mode, int prog)
 	}
 	if (setsockopt(p[0], SOL_PACKET, PACKET_FANOUT_DATA, &prog, sizeof(prog)))
 		die("PACKET_FANOUT_DATA");
-	stats_reset();
-	for (i = 0; i < NDGRAMS; i++) {
-		size_t len = payload(i, out);
-
-		if (sendto(tx, out, len, 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)len)
-			die("sendto");
-		recv_wait(rx, out, sizeof(out));
-	}
+	lo_datagrams(9906);
 	snprintf(what, sizeof(what), "%s: PACKET_FANOUT_EBPF on lo", mode);
 	check_stats(what, 2 * NDGRAMS, false, true);
 	close(p[0]);
 	close(p[1]);
-	close(rx);
-	close(tx);
 }
 
 /* Two reuseport sockets; the first payload byte picks one. */
