@@ -118,7 +118,7 @@ bogus|bogus
 
 ndecode=$(grep -c '|' <<<"$decode_table")
 nerror=$(grep -c '|' <<<"$error_table")
-plan $((ndecode + nerror + 24))
+plan $((ndecode + nerror + 26))
 
 # One file with a frame per row, one tshark run over every field named.
 specs=() rowf=() wants=()
@@ -223,6 +223,12 @@ is "$rc" 1 "neither -i nor -w: exit 1"
 rc=0
 "$craft" -w "$tmp/g.pcap" -g 20 udp4 2>/dev/null || rc=$?
 is "$rc" 1 "bad -g: exit 1"
+rc=0
+"$craft" -w "$tmp/l.pcap" -l 34 udp4 2>/dev/null || rc=$?
+is "$rc" 1 "-l with -w: exit 1"
+rc=0
+err=$("$craft" -w "$tmp/l.pcap" -l 13 udp4 2>&1) || rc=$?
+is "$rc:$err" "1:craft: bad -l '13': want 14 to 65535" "-l shorter than an Ethernet header: exit 1"
 
 # -h documents every option: at the start of a line of the option list,
 # or after another option there ("  sport=, dport="); a bare "$o=" would
@@ -234,7 +240,7 @@ for o in src dst smac dmac sport dport flags type code ttl hlim tos len vlan \
 	 sportrange n; do
 	grep -qE "^ +([a-z]+=[^ ,]*, +)*$o=" "$tmp/usage" || missing="$missing $o="
 done
-for o in -i -w -c -g -q -h udp4 tcp4 icmp4 udp6 tcp6 icmp6 arp raw; do
+for o in -i -w -c -g -l -q -h udp4 tcp4 icmp4 udp6 tcp6 icmp6 arp raw; do
 	grep -qw -- "$o" "$tmp/usage" || missing="$missing $o"
 done
 is "$missing" "" "-h documents every option and kind"
