@@ -692,7 +692,7 @@ static void test_frames(const char *ifname, int prog, unsigned long count,
 
 	stats_reset();
 	rc = system(cmd);
-	for (i = 0; i < 20; i++) {	/* the peer's backlog, 2 s at most */
+	for (i = 0; i < 20; i++) {	/* the receiving veth's backlog, 2 s at most */
 		stats_read(st);
 		if (st[S_PKTS] >= count)
 			break;
