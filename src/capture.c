@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Capture files as a packet socket would show their packets; see capture.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <arpa/inet.h>
@@ -13,13 +15,14 @@
 #define SLL_HLEN 16
 #define SLL2_HLEN 20
 #define MAX_FRAME (262144 + ETH_HLEN)
+#define READ_SIZE (1 << 20)	/* a file is read a MiB at a time */
 
 struct capture {
 	pcap_t *p;
+	char *path;
+	char *buf;		/* the stdio buffer of a file (not of a pipe) */
 	int dlt;
-	unsigned int snaplen;
 	unsigned long records;
-	long pos;		/* pcap (not pcapng) file: offset of the next record */
 	unsigned char *frame;	/* an Ethernet header put in front of a payload */
 };
 
@@ -29,19 +32,51 @@ static int supported(int dlt)
 	       dlt == DLT_RAW || dlt == DLT_IPV4 || dlt == DLT_IPV6;
 }
 
+/*
+ * The file, or a stream of its own on standard input for "-", with a large
+ * buffer: a MiB per read(2) from a file, what a pipe holds from a pipe.
+ * pcap_close() closes it (it would not close stdin itself).
+ */
+static FILE *open_file(const char *path, char **buf)
+{
+	FILE *f;
+	int fd;
+
+	*buf = NULL;
+	if (strcmp(path, "-")) {
+		f = fopen(path, "rb");
+	} else {
+		fd = dup(STDIN_FILENO);
+		f = fd < 0 ? NULL : fdopen(fd, "rb");
+		if (fd >= 0 && !f)
+			close(fd);
+	}
+	if (f) {
+		*buf = malloc(READ_SIZE);
+		if (*buf)
+			setvbuf(f, *buf, _IOFBF, READ_SIZE);
+	}
+	return f;
+}
+
 struct capture *capture_open(const char *path, char *err, size_t errlen)
 {
-	char errbuf[PCAP_ERRBUF_SIZE];
+	char errbuf[PCAP_ERRBUF_SIZE], *buf;
 	struct capture *c;
 	pcap_t *p;
+	FILE *f;
 	int dlt;
 
-	p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	f = open_file(path, &buf);
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (!p) {
-		if (!strncmp(errbuf, path, strlen(path)))
-			snprintf(err, errlen, "%s", errbuf);	/* it names the file */
-		else
-			snprintf(err, errlen, "%s: %s", path, errbuf);
+		fclose(f);
+		free(buf);
+		snprintf(err, errlen, "%s: %s", path, errbuf);
 		return NULL;
 	}
 	dlt = pcap_datalink(p);
@@ -51,25 +86,28 @@ struct capture *capture_open(const char *path, char *err, size_t errlen)
 			 pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "unknown",
 			 pcap_datalink_val_to_description_or_dlt(dlt));
 		pcap_close(p);
+		free(buf);
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
-	if (c)
+	if (c) {
 		c->frame = malloc(MAX_FRAME);
-	if (!c || !c->frame) {
+		c->path = strdup(path);
+	}
+	if (!c || !c->frame || !c->path) {
 		snprintf(err, errlen, "out of memory");
+		if (c) {
+			free(c->frame);
+			free(c->path);
+		}
 		free(c);
 		pcap_close(p);
+		free(buf);
 		return NULL;
 	}
 	c->p = p;
+	c->buf = buf;
 	c->dlt = dlt;
-	c->snaplen = pcap_snapshot(p);
-	/* A pcap file's records follow its 24-byte header (pcapng's blocks do
-	 * not); a pipe has no offsets. */
-	c->pos = ftell(pcap_file(p));
-	if (c->pos != 24)
-		c->pos = -1;
 	return c;
 }
 
@@ -77,7 +115,9 @@ void capture_close(struct capture *c)
 {
 	if (!c)
 		return;
-	pcap_close(c->p);
+	pcap_close(c->p);	/* and the file, which used buf */
+	free(c->buf);
+	free(c->path);
 	free(c->frame);
 	free(c);
 }
@@ -154,26 +194,6 @@ static void raw_ip(struct capture *c, struct vm_skb *skb, const unsigned char *d
 	ether(c, skb, NULL, version == 4 ? ETH_P_IP : version == 6 ? ETH_P_IPV6 : 0, d, caplen);
 }
 
-/*
- * libpcap cuts a record longer than the file's snapshot length down to it
- * and skips the rest: in a pcap file, the record's own length is where
- * the next one starts.
- */
-static int oversized(struct capture *c, unsigned int caplen, char *err, size_t errlen)
-{
-	long pos = c->pos >= 0 ? ftell(pcap_file(c->p)) : -1, stored = caplen;
-
-	if (pos >= 0) {
-		stored = pos - c->pos - 16;	/* a pcap record header is 16 bytes */
-		c->pos = pos;
-	}
-	if (stored <= (long)c->snaplen && caplen <= MAX_FRAME - ETH_HLEN)
-		return 0;
-	snprintf(err, errlen, "record %lu: %ld bytes captured, more than the file's snapshot "
-		 "length of %u", c->records + 1, stored, c->snaplen);
-	return 1;
-}
-
 int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err,
 		 size_t errlen)
 {
@@ -184,16 +204,23 @@ int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err
 	if (ret == PCAP_ERROR_BREAK)
 		return 0;
 	if (ret != 1) {
-		snprintf(err, errlen, "%s", pcap_geterr(c->p));	/* as tcpdump's */
+		/* as tcpdump's, after the file's name */
+		snprintf(err, errlen, "%s: %s", c->path, pcap_geterr(c->p));
 		err[strcspn(err, "\r\n")] = '\0';
 		return -1;
 	}
-	if (oversized(c, h->caplen, err, errlen))
+	/* libpcap cuts a record longer than the snapshot length down to it
+	 * and refuses one longer than its largest for the link type */
+	if (h->caplen > MAX_FRAME - ETH_HLEN) {
+		snprintf(err, errlen, "%s: record %lu: %u bytes captured, more than %d",
+			 c->path, c->records + 1, h->caplen, MAX_FRAME - ETH_HLEN);
 		return -1;
+	}
 	/* tv_usec holds ns */
 	if (__builtin_mul_overflow((long long)h->ts.tv_sec, 1000000000LL, ts) ||
 	    __builtin_add_overflow(*ts, (long long)h->ts.tv_usec, ts)) {
-		snprintf(err, errlen, "record %lu: time stamp out of range", c->records + 1);
+		snprintf(err, errlen, "%s: record %lu: time stamp out of range", c->path,
+			 c->records + 1);
 		return -1;
 	}
 	c->records++;

@@ -41,9 +41,11 @@ int capture_has_ethernet(const struct capture *c);
 
 /*
  * The next record, into skb (valid until the next call) and *ts (capture
- * time, nanoseconds since the epoch).  Returns 1; 0 at the end of the file; -1 with err filled
- * (a file cut in the middle of a record, a record longer than the file's
- * snapshot length).
+ * time, nanoseconds since the epoch).  Returns 1; 0 at the end of the file; -1 with err filled,
+ * after the file's name (a file cut in the middle of a record, a time
+ * stamp out of range).  A record longer than the file's snapshot length is
+ * read as libpcap gives it, cut to that length, as tcpdump and tshark read
+ * it.  A file (not a pipe) is read a MiB per read(2).
  */
 int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err,
 		 size_t errlen);

@@ -684,6 +684,9 @@ static void gen_key(struct gen *g, int i)
 	case READ_ETYPE:
 		emit(g->e, BPF_LDX_MEM(BPF_DW, BPF_REG_0, FP, SLOT_ETYPE));
 		emit_jmp(g, BPF_JEQ, BPF_REG_0, ETYPE_TRUNCATED, &trunc);
+		/* 802.3: up to 1500 a length, then undefined up to 0x600, not a
+		 * type (tshark has no eth.type there either) */
+		emit_jmp(g, BPF_JLT, BPF_REG_0, ETH_P_802_3_MIN, &absent);
 		store_value(g, k, dst, 0);
 		break;
 	case READ_HEADER:
