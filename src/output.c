@@ -121,6 +121,22 @@ static size_t shown(const struct output *o, const struct interval *iv)
 	return o->top && o->top < iv->nrows ? o->top : iv->nrows;
 }
 
+/*
+ * The rows --top leaves out, summed: printed in every format, so that the
+ * rows shown, these and the overflow add up to the total.  Their number.
+ */
+static size_t others(const struct output *o, const struct interval *iv, struct counter *c)
+{
+	size_t i;
+
+	*c = (struct counter){ 0 };
+	for (i = shown(o, iv); i < iv->nrows; i++) {
+		c->packets += iv->rows[i].c.packets;
+		c->bytes += iv->rows[i].c.bytes;
+	}
+	return iv->nrows - shown(o, iv);
+}
+
 /* human */
 
 static int col_width(const struct key *k)
@@ -196,12 +212,17 @@ static void human_interval(struct output *o, const struct interval *iv)
 	double secs = iv->final ? 0 : iv->secs;
 	size_t i;
 
+	struct counter rest;
+	size_t n = others(o, iv, &rest);
+	char label[48];
+
 	human_header(o, iv);
 	for (i = 0; i < shown(o, iv); i++)
 		human_row(o, iv->rows[i].key, NULL, &iv->rows[i].c, secs);
-	if (shown(o, iv) < iv->nrows)
-		fprintf(o->f, "  (%zu more %s)\n", iv->nrows - shown(o, iv),
-			iv->nrows - shown(o, iv) == 1 ? "key" : "keys");
+	if (n) {
+		snprintf(label, sizeof(label), "(%zu more %s)", n, n == 1 ? "key" : "keys");
+		human_row(o, NULL, label, &rest, secs);
+	}
 	if (iv->overflow.packets || iv->overflow.bytes)
 		human_row(o, NULL, "(overflow)", &iv->overflow, secs);
 	fputc('\n', o->f);
@@ -246,7 +267,8 @@ static void json_row(struct output *o, const struct row *r)
 
 static void json_interval(struct output *o, const struct interval *iv)
 {
-	size_t i;
+	struct counter rest;
+	size_t i, n = others(o, iv, &rest);
 
 	fprintf(o->f, "{\"time\": %.3f, \"interval\": %.3f, ", iv->time, iv->secs);
 	if (o->expr) {
@@ -263,6 +285,10 @@ static void json_interval(struct output *o, const struct interval *iv)
 		json_row(o, &iv->rows[i]);
 	}
 	fprintf(o->f, "], ");
+	if (n) {
+		fprintf(o->f, "\"others\": {\"keys\": %zu, \"packets\": %llu, \"bytes\": %llu}, ",
+			n, rest.packets, rest.bytes);
+	}
 	json_counter(o->f, "overflow", &iv->overflow);
 	fprintf(o->f, ", ");
 	json_counter(o->f, "total", &iv->total);
@@ -341,10 +367,13 @@ static void csv_line(struct output *o, const struct interval *iv, const char *ki
 
 static void csv_interval(struct output *o, const struct interval *iv)
 {
+	struct counter rest;
 	size_t i;
 
 	for (i = 0; i < shown(o, iv); i++)
 		csv_line(o, iv, "row", iv->rows[i].key, &iv->rows[i].c);
+	if (others(o, iv, &rest))
+		csv_line(o, iv, "others", NULL, &rest);
 	csv_line(o, iv, "overflow", NULL, &iv->overflow);
 	csv_line(o, iv, "total", NULL, &iv->total);
 }

@@ -290,6 +290,8 @@ def parse_csv(text, expr):
             add_row(cur["rows"], key, counts)
         elif c[3] == "overflow":
             cur["overflow"] = counts
+        elif c[3] == "others":
+            cur["others"] = counts
         elif c[3] == "total":
             cur["total"] = counts
             ivs.append(cur)
@@ -640,6 +642,38 @@ def check_bad_inputs(t, d, base):
                                                          r.stdout[-800:]))
 
 
+def check_top(t, base):
+    """--top N: the rows left out are summed in every format (issue 26)."""
+    expr = "count by ip.src, udp.dstport"
+    sums = {}
+    r = ebpfcount(["-r", base, "-F", "csv", "--top", "2", expr])
+    for iv in parse_csv(r.stdout, expr):
+        if iv["final"]:
+            rows = [sum(v[i] for v in iv["rows"].values()) for i in (0, 1)]
+            sums["csv"] = (len(iv["rows"]), [rows[i] + iv.get("others", [0, 0])[i] +
+                                             iv["overflow"][i] for i in (0, 1)], iv["total"])
+    r = ebpfcount(["-r", base, "-F", "json", "--top", "2", expr])
+    for line in r.stdout.splitlines():
+        o = json.loads(line)
+        if o.get("final"):
+            rest = o.get("others", {"packets": 0, "bytes": 0})
+            sums["json"] = (len(o["rows"]), [sum(x[k] for x in o["rows"]) + rest[k] +
+                                             o["overflow"][k] for k in ("packets", "bytes")],
+                            [o["total"]["packets"], o["total"]["bytes"]])
+    r = ebpfcount(["-r", base, "-F", "human", "--top", "2", expr])
+    final = r.stdout.split("total since start:")[-1].splitlines()
+    total = [int(x) for x in re.findall(r"(\d+) packets, (\d+) bytes", final[0])[0]]
+    lines = [ln for ln in final[2:] if ln.strip()]
+    rows = [ln for ln in lines if not re.match(r"\s*\((\d+ more keys?|overflow)\)", ln)]
+    sums["human"] = (len(rows), [sum(int(ln.split()[-2 + i]) for ln in lines) for i in (0, 1)],
+                     total)
+    for fmt in ("human", "json", "csv"):
+        n, added, total = sums.get(fmt, (0, None, None))
+        if not t.ok(n == 2 and added == total,
+                    "--top 2, %s: 2 rows, and rows + others + overflow = total" % fmt):
+            t.diag("got %r" % (sums.get(fmt),))
+
+
 def check_usage(t, base):
     for args, name in ((["-r", base, "-i", "lo", "count"], "-r with -i"),
                        (["-r", base, "-p", "count"], "-r with -p"),
@@ -780,7 +814,7 @@ def main():
            + 6 + 3 + 3                      # intervals, ns/pcapng, standard input
            + 5 * (len(variants_exprs) + 1) + 2 * 2    # cooked and raw IP
            + len(EXPRS)                     # snapshot length
-           + 13 + 3 + 1                     # bad input, usage, peak RSS
+           + 13 + 3 + 3 + 1                 # bad input, usage, --top, peak RSS
            + 2 * len(chunks(WHERE_EXPRS, 8)) + 8  # several expressions, ways to read
            + len(TAGGED))
     with tempfile.TemporaryDirectory() as d:
@@ -884,6 +918,7 @@ def main():
         # 7. bad input, usage errors, memory
         check_bad_inputs(t, d, base)
         check_usage(t, base)
+        check_top(t, base)
         check_rss(t, d, base)
 
         # 8. VLAN tags and IPv6 extension headers
