@@ -657,15 +657,16 @@ static void report_begin(struct tables *t)
 }
 
 /*
- * Within an interval: read the tables that overflowed, so that they grow
- * now (report_fold()).  0, or -1 with why filled.
+ * Within an interval: read the tables that overflowed (or, drain, every
+ * table that grows), so that they grow now (report_fold(), report_drain()).
+ * 0, or -1 with why filled.
  */
-static int fold(const struct options *o, struct tables *t, char *why, size_t size)
+static int fold(const struct options *o, struct tables *t, int drain, char *why, size_t size)
 {
 	int i, err = 0;
 
 	for (i = 0; !err && i < t->n; i++) {
-		err = report_fold(t->r[i], &t->m[i]);
+		err = (drain ? report_drain : report_fold)(t->r[i], &t->m[i]);
 		if (err > 0 && o->verbose)
 			say_growth(t, i);
 		err = err < 0 ? err : 0;
@@ -678,6 +679,29 @@ static int fold(const struct options *o, struct tables *t, char *why, size_t siz
 /* How often, within an interval, overflowing tables are read to grow. */
 #define FOLD_SECS 1.0
 #define FOLD_RECORDS 4096
+
+/*
+ * A capture file has no time pressure: its tables that grow are drained
+ * before they can fill (a record brings one new key at most), so that no
+ * key overflows below their largest size.  The records until then, the
+ * half of the smallest table; 0 if no table grows.
+ */
+static unsigned long drain_every(const struct tables *t)
+{
+	unsigned long every = 0, n;
+	int i;
+
+	for (i = 0; i < t->n; i++) {
+		const struct maps *m = &t->m[i];
+
+		if (!m->grows || m->table[0] < 0)
+			continue;
+		n = (m->size[0] < m->size[1] ? m->size[0] : m->size[1]) / 2;
+		if (!every || n < every)
+			every = n ? n : 1;
+	}
+	return every;
+}
 
 /*
  * Live: an interval every o->interval seconds of the monotonic clock,
@@ -702,7 +726,7 @@ static void run(const struct options *o, struct tables *t, unsigned int ifindex)
 				if (view_keys(view))
 					stop = 1;	/* q: as SIGINT */
 			} else if (!stop && tick < due) {
-				err = fold(o, t, why, sizeof(why));
+				err = fold(o, t, 0, why, sizeof(why));
 			}
 		}
 		if (err)
@@ -803,6 +827,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	struct engine en = { .prog = -1 };
 	struct vm_skb skb;
 	char err[512] = "", why[640] = "";
+	unsigned long since = 0, every;
 	long n = 0;
 	int ret = 0, rerr = 0, failed = 0;
 
@@ -820,14 +845,22 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		while (!stop && !rerr && ts - start >= (n + 1) * step &&
 		       (!o->count || n < o->count)) {
 			n++;
+			since = 0;	/* the readout drained the tables */
 			rerr = interval(o, &en.t, n, (start + n * step) / 1e9, o->interval,
 					why, sizeof(why));
 		}
 		if (rerr || (o->count && n == o->count))
 			break;
 		failed = engine_run(&en, &skb, capture_records(cap), why, sizeof(why));
-		if (!failed && capture_records(cap) % FOLD_RECORDS == 0)
-			rerr = fold(o, &en.t, why, sizeof(why));
+		if (failed)
+			break;
+		every = drain_every(&en.t);
+		if (every && ++since >= every) {
+			since = 0;
+			rerr = fold(o, &en.t, 1, why, sizeof(why));
+		} else if (!every && capture_records(cap) % FOLD_RECORDS == 0) {
+			rerr = fold(o, &en.t, 0, why, sizeof(why));
+		}
 	}
 	if (ret < 0 && !capture_records(cap))
 		die("%s", err);		/* as tcpdump: nothing read, nothing printed */

@@ -239,6 +239,16 @@ static int read_maps(struct report *r, struct maps *m)
 	return err == -ECANCELED ? -ENOMEM : err;
 }
 
+int report_drain(struct report *r, struct maps *m)
+{
+	int err;
+
+	if (!r->lay->tables || !m->grows)
+		return 0;
+	err = read_maps(r, m);
+	return err ? err : 1;
+}
+
 int report_fold(struct report *r, struct maps *m)
 {
 	struct counter ovf;
@@ -251,8 +261,7 @@ int report_fold(struct report *r, struct maps *m)
 		return err;
 	if (ovf.packets == r->overflow_now.packets && ovf.bytes == r->overflow_now.bytes)
 		return 0;
-	err = read_maps(r, m);
-	return err ? err : 1;
+	return report_drain(r, m);
 }
 
 int report_collect(struct report *r, struct maps *m, struct interval *iv)

@@ -49,6 +49,9 @@ int report_collect(struct report *r, struct maps *m, struct interval *iv);
  * 0 when nothing overflowed (or the tables do not grow), or -errno.
  */
 int report_fold(struct report *r, struct maps *m);
+/* The same read whether keys overflowed or not (a capture file's tables
+ * are drained before they can fill up). */
+int report_drain(struct report *r, struct maps *m);
 /* Fill iv with the totals since start, as of the last collect; 0 or -ENOMEM. */
 int report_final(struct report *r, struct interval *iv);
 

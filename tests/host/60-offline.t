@@ -674,6 +674,35 @@ def check_top(t, base):
             t.diag("got %r" % (sums.get(fmt),))
 
 
+def check_many_keys(t, d):
+    """A file with more new keys in a moment than the first tables hold:
+    they grow before anything overflows, every key exact (issue 26)."""
+    rng = __import__("random").Random(26)
+    eth = bytes.fromhex("525400123401525400123402") + b"\x08\x00"
+    recs, want = [], collections.Counter()
+    for i in range(20000):
+        sport, pad = rng.randrange(1024, 4024), rng.randrange(5)
+        tcp = struct.pack("!HHIIBBHHH", sport, 80, 0, 0, 0x50, 0x10, 1000, 0, 0)
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40, 0, 0, 64, 6, 0,
+                         bytes([198, 18, 0, 2]), bytes([198, 18, 0, 1])) + tcp
+        fr = eth + ip + bytes(6 + pad)
+        recs.append((T0_NS + i * 1000, fr, len(fr)))
+        want[(str(sport), "80", str(len(fr)))] += 1
+    path = os.path.join(d, "keys.pcap")
+    write_pcap(path, recs)
+    expr = "count by tcp.srcport, tcp.dstport, frame.len"
+    r = ebpfcount(["-r", path, "-F", "csv", expr])
+    fin = [iv for iv in parse_csv(r.stdout, expr) if iv["final"]]
+    got = {k[:3]: v[0] for k, v in fin[0]["rows"].items()} if fin else {}
+    bad = [k for k in set(want) | set(got) if want.get(k) != got.get(k)]
+    if not t.ok(fin and fin[0]["overflow"] == [0, 0] and not bad,
+                "%d keys in 20000 records, 1024-key tables at first: none overflows, "
+                "every key's count exact" % len(want)):
+        t.diag("overflow %r, %d keys differ, e.g. %r" % (
+            fin[0]["overflow"] if fin else None, len(bad),
+            [(k, want.get(k), got.get(k)) for k in bad[:3]]))
+
+
 def check_usage(t, base):
     for args, name in ((["-r", base, "-i", "lo", "count"], "-r with -i"),
                        (["-r", base, "-p", "count"], "-r with -p"),
@@ -814,7 +843,7 @@ def main():
            + 6 + 3 + 3                      # intervals, ns/pcapng, standard input
            + 5 * (len(variants_exprs) + 1) + 2 * 2    # cooked and raw IP
            + len(EXPRS)                     # snapshot length
-           + 13 + 3 + 3 + 1                 # bad input, usage, --top, peak RSS
+           + 13 + 3 + 3 + 1 + 1             # bad input, usage, --top, keys, RSS
            + 2 * len(chunks(WHERE_EXPRS, 8)) + 8  # several expressions, ways to read
            + len(TAGGED))
     with tempfile.TemporaryDirectory() as d:
@@ -919,6 +948,7 @@ def main():
         check_bad_inputs(t, d, base)
         check_usage(t, base)
         check_top(t, base)
+        check_many_keys(t, d)
         check_rss(t, d, base)
 
         # 8. VLAN tags and IPv6 extension headers
