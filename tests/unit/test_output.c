@@ -88,10 +88,11 @@ static const struct ocase cases[] = {
 	  "\"packets\": 7, \"bytes\": 10598}], "
 	  "\"overflow\": {\"packets\": 0, \"bytes\": 0}, "
 	  "\"total\": {\"packets\": 7, \"bytes\": 10598}}\n" },
-	{ "json: final, overflow, --top 1 keeps the total", "count by udp.dstport", "json", 0, 1, 1,
+	{ "json: final, overflow, --top 1 sums the others", "count by udp.dstport", "json", 0, 1, 1,
 	  { ROW(5, 500, "53"), ROW(3, 300, "123") }, { 2, 200 },
 	  "{\"time\": 1796362856.280, \"interval\": 1.002, \"final\": true, \"rows\": ["
 	  "{\"udp.dstport\": 53, \"packets\": 5, \"bytes\": 500}], "
+	  "\"others\": {\"keys\": 1, \"packets\": 3, \"bytes\": 300}, "
 	  "\"overflow\": {\"packets\": 2, \"bytes\": 200}, "
 	  "\"total\": {\"packets\": 10, \"bytes\": 1000}}\n" },
 	{ "json: no keys", "count", "json", 0, 0, 0,
@@ -122,6 +123,7 @@ static const struct ocase cases[] = {
 	    ROW(2, 100, "::", "00:00:00:00:00:00", "17", "-") }, { 0, 0 },
 	  "time,interval,final,kind,ipv6.dst,eth.dst,ip.proto,tcp.flags,missing,packets,bytes\n"
 	  T "1,row,2001:db8::2,ff:ff:ff:ff:ff:ff,6,2,,4,400\n"
+	  T "1,others,,,,,,2,100\n"
 	  T "1,overflow,,,,,,0,0\n"
 	  T "1,total,,,,,,6,500\n" },
 	{ "csv: no keys", "count", "csv", 0, 0, 0, { ROW0(1234, 567890) }, { 0, 0 },
@@ -147,7 +149,7 @@ static const struct ocase cases[] = {
 	  "05:40:56.280  1.002 s  16 packets  1560 bytes\n"
 	  "  ip.src              tcp.dstport      packets          bytes         rate       bit rate\n"
 	  "  198.18.0.0/24       https                 10           1000       10 pps    7.98 kbit/s\n"
-	  "  (1 more key)\n"
+	  "  (1 more key)                               5            500        5 pps    3.99 kbit/s\n"
 	  "  (overflow)                                 1             60        1 pps      479 bit/s\n"
 	  "\n" },
 	{ "human -n: numbers, final without rates",
