@@ -20,6 +20,7 @@
 #define report_free test_report_free
 #define report_collect test_report_collect
 #define report_fold test_report_fold
+#define report_drain test_report_drain
 #define report_final test_report_final
 #include "../../src/report.c"
 
