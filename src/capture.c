@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Capture files as a packet socket would show their packets; see capture.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <arpa/inet.h>
@@ -19,6 +23,7 @@
 
 struct capture {
 	pcap_t *p;
+	struct capture_io *io;	/* the stream's, which closes it */
 	char *path;
 	char *buf;		/* the stdio buffer of a file (not of a pipe) */
 	int dlt;
@@ -33,41 +38,95 @@ static int supported(int dlt)
 }
 
 /*
- * The file, or a stream of its own on standard input for "-", with a large
- * buffer: a MiB per read(2) from a file, what a pipe holds from a pipe.
- * pcap_close() closes it (it would not close stdin itself).
+ * The stream libpcap reads: the file, or standard input for "-", read a
+ * MiB at a time (a pipe is asked to hold as much).  A pipe is waited on with
+ * the stop signals unblocked, so that one of them ends the reading at once
+ * (capture_stop_on()) instead of at the writer's next write.
  */
-static FILE *open_file(const char *path, char **buf)
-{
-	FILE *f;
+struct capture_io {
 	int fd;
+	int pipe;			/* not a regular file: reads may block */
+	const volatile sig_atomic_t *stop;
+	sigset_t signals;
+};
+
+static ssize_t io_read(void *cookie, char *buf, size_t size)
+{
+	struct capture_io *io = cookie;
+	struct pollfd p = { .fd = io->fd, .events = POLLIN };
+	sigset_t old;
+	ssize_t n;
+	int r = 1;
+
+	if (io->pipe && io->stop) {
+		sigprocmask(SIG_BLOCK, &io->signals, &old);
+		do
+			r = *io->stop ? 0 : ppoll(&p, 1, NULL, &old);
+		while (r < 0 && errno == EINTR);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (!r)
+			return 0;	/* stopped: as at the end of the file */
+	}
+	do
+		n = read(io->fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+static int io_close(void *cookie)
+{
+	struct capture_io *io = cookie;
+	int err = close(io->fd);
+
+	free(io);
+	return err;
+}
+
+static FILE *open_file(const char *path, struct capture_io **iop, char **buf)
+{
+	static const cookie_io_functions_t fns = { .read = io_read, .close = io_close };
+	struct capture_io *io = calloc(1, sizeof(*io));
+	struct stat st;
+	FILE *f = NULL;
 
 	*buf = NULL;
-	if (strcmp(path, "-")) {
-		f = fopen(path, "rb");
-	} else {
-		fd = dup(STDIN_FILENO);
-		f = fd < 0 ? NULL : fdopen(fd, "rb");
-		if (fd >= 0 && !f)
-			close(fd);
+	*iop = io;
+	if (!io) {
+		errno = ENOMEM;
+		return NULL;
 	}
-	if (f) {
-		*buf = malloc(READ_SIZE);
-		if (*buf)
-			setvbuf(f, *buf, _IOFBF, READ_SIZE);
+	io->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) :
+		 fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+	if (io->fd >= 0 && !fstat(io->fd, &st)) {
+		io->pipe = !S_ISREG(st.st_mode);
+		/* a pipe that holds a MiB, if it may, is read a MiB at a time
+		 * when the writer is ahead (as it is when we are the slower) */
+		if (S_ISFIFO(st.st_mode))
+			fcntl(io->fd, F_SETPIPE_SZ, READ_SIZE);
+		f = fopencookie(io, "rb", fns);
 	}
+	if (!f) {
+		if (io->fd >= 0)
+			close(io->fd);
+		free(io);
+		return NULL;
+	}
+	*buf = malloc(READ_SIZE);
+	if (*buf)
+		setvbuf(f, *buf, _IOFBF, READ_SIZE);
 	return f;
 }
 
 struct capture *capture_open(const char *path, char *err, size_t errlen)
 {
 	char errbuf[PCAP_ERRBUF_SIZE], *buf;
+	struct capture_io *io;
 	struct capture *c;
 	pcap_t *p;
 	FILE *f;
 	int dlt;
 
-	f = open_file(path, &buf);
+	f = open_file(path, &io, &buf);
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
@@ -106,9 +165,17 @@ struct capture *capture_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	c->p = p;
+	c->io = io;
 	c->buf = buf;
 	c->dlt = dlt;
 	return c;
+}
+
+void capture_stop_on(struct capture *c, const volatile sig_atomic_t *stop,
+		     const sigset_t *signals)
+{
+	c->io->stop = stop;
+	c->io->signals = *signals;
 }
 
 void capture_close(struct capture *c)

@@ -21,6 +21,7 @@
 #ifndef EBPFCOUNT_CAPTURE_H
 #define EBPFCOUNT_CAPTURE_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "vm.h"
@@ -33,6 +34,13 @@ struct capture;
  */
 struct capture *capture_open(const char *path, char *err, size_t errlen);
 void capture_close(struct capture *c);
+/*
+ * Reading from a pipe: when one of signals comes and sets *stop, the wait
+ * for more input ends and capture_next() sees the end of the file (or a
+ * record cut short), as soon as the handler ran.
+ */
+void capture_stop_on(struct capture *c, const volatile sig_atomic_t *stop,
+		     const sigset_t *signals);
 
 /* The file's link type, as libpcap names it (EN10MB, LINUX_SLL, ...). */
 const char *capture_linktype(const struct capture *c);

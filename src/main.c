@@ -172,9 +172,9 @@ static void on_signal(int sig)
 /*
  * From the start: SIGINT, SIGTERM and SIGHUP end the counting with the
  * totals, whenever they come; a SIGHUP ignored by whoever started us
- * stays ignored (nohup), as in tcpdump.  A second signal ends a wait that
- * the first cannot (a capture file on an idle pipe).  A reader that goes
- * away is seen as EPIPE.
+ * stays ignored (nohup), as in tcpdump; a capture file read from an idle
+ * pipe stops waiting for it (capture_stop_on()).  A second signal ends us
+ * at once.  A reader that goes away is seen as EPIPE.
  */
 static void catch_signals(void)
 {
@@ -862,6 +862,8 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 			rerr = fold(o, &en.t, 0, why, sizeof(why));
 		}
 	}
+	if (stop)
+		ret = 0;	/* a record cut short by the signal is no error */
 	if (ret < 0 && !capture_records(cap))
 		die("%s", err);		/* as tcpdump: nothing read, nothing printed */
 	if (!rerr && capture_records(cap) && (!o->count || n < o->count)) {
@@ -897,6 +899,7 @@ static int count_file(const struct options *o)
 	cap = capture_open(o->file, err, sizeof(err));
 	if (!cap)
 		die("%s", err);
+	capture_stop_on(cap, &stop, &stop_signals);
 	compile(o, &(struct source){
 			.linktype = capture_has_ethernet(cap) ? NULL : capture_linktype(cap) }, &p);
 	for (j = 0; o->kernel_engine && j < p.nx; j++)

@@ -703,6 +703,32 @@ def check_many_keys(t, d):
             [(k, want.get(k), got.get(k)) for k in bad[:3]]))
 
 
+def check_sigint(t, base):
+    """-r - on a pipe that stays open: the first SIGINT ends the reading and
+    prints the totals at once, as live (issue 26)."""
+    import signal
+    expr = "count by ip.proto"
+    want = ebpfcount(["-r", base, "-F", "csv", expr])
+    want = [x["total"] for x in parse_csv(want.stdout, expr) if x["final"]]
+    p = subprocess.Popen([EBPFCOUNT, "-r", "-", "-F", "csv", expr], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=False)
+    p.stdin.write(open(base, "rb").read())
+    p.stdin.flush()
+    time.sleep(1)
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=5)     # stdin stays open meanwhile
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        rc = "no exit within 5 s"
+    fin = [x["total"] for x in parse_csv(out.decode(), expr) if x["final"]]
+    if not t.ok(rc == 0 and err == b"" and fin == want and want,
+                "-r - on an idle pipe: SIGINT prints the totals at once, exit 0"):
+        t.diag("got: exit %r stderr %r totals %r, want %r" % (rc, err, fin, want))
+
+
 def check_usage(t, base):
     for args, name in ((["-r", base, "-i", "lo", "count"], "-r with -i"),
                        (["-r", base, "-p", "count"], "-r with -p"),
@@ -843,7 +869,7 @@ def main():
            + 6 + 3 + 3                      # intervals, ns/pcapng, standard input
            + 5 * (len(variants_exprs) + 1) + 2 * 2    # cooked and raw IP
            + len(EXPRS)                     # snapshot length
-           + 13 + 3 + 3 + 1 + 1             # bad input, usage, --top, keys, RSS
+           + 13 + 3 + 3 + 1 + 1 + 1         # bad input, usage, --top, keys, SIGINT, RSS
            + 2 * len(chunks(WHERE_EXPRS, 8)) + 8  # several expressions, ways to read
            + len(TAGGED))
     with tempfile.TemporaryDirectory() as d:
@@ -949,6 +975,7 @@ def main():
         check_usage(t, base)
         check_top(t, base)
         check_many_keys(t, d)
+        check_sigint(t, base)
         check_rss(t, d, base)
 
         # 8. VLAN tags and IPv6 extension headers
