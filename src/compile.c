@@ -55,10 +55,12 @@ static int check_keys(const struct query *q, const struct source *src, struct bu
 }
 
 /*
- * A cooked frame's header has no Ethernet addresses (frame.h): a filter
- * that reads them (ether host, ether[0:4], ether[ip[0] & 0xf]) is refused.
+ * A cooked frame's header has no Ethernet addresses (frame.h), nor has the
+ * header put in front of a cooked or raw IP capture's record (capture.h):
+ * a filter that reads them (ether host, ether[0:4], ether[ip[0] & 0xf])
+ * is refused.  what: "-i any" or "a LINUX_SLL capture".
  */
-static int check_cooked(const struct bpf_program *f, char *msg, size_t size)
+static int check_cooked(const struct bpf_program *f, const char *what, char *msg, size_t size)
 {
 	const struct sock_filter *s = filter_insns(f);
 	unsigned int i, n;
@@ -71,8 +73,8 @@ static int check_cooked(const struct bpf_program *f, char *msg, size_t size)
 		n = BPF_SIZE(s[i].code) == BPF_W ? 4 : BPF_SIZE(s[i].code) == BPF_H ? 2 : 1;
 		/* an indirect load at less than 14 may read the header anywhere */
 		if (s[i].k < 12 || (s[i].k < ETH_HLEN && (ind || s[i].k + n > ETH_HLEN))) {
-			snprintf(msg, size, "-i any has no Ethernet addresses, which the "
-				 "filter reads");
+			snprintf(msg, size, "%s has no Ethernet addresses, which the "
+				 "filter reads", what);
 			return -1;
 		}
 	}
@@ -97,12 +99,22 @@ static int build_expr(struct expr *x, const struct build_opts *o, struct bpf_pro
 	layout_query(&x->q, o->max_keys, &x->lay);
 	if (!x->q.filter)
 		return 0;
+	/* a file's own link type refuses what tcpdump refuses for it */
+	if (o->src.linktype &&
+	    filter_check_linktype(x->q.filter, o->src.linktype, msg, sizeof(msg)))
+		return fail(err, x->q.filter_pos, msg);
 	/* -i any: on lo's handle, Ethernet on Linux, as a cooked frame reads */
 	ret = filter_compile(x->q.filter, o->src.cooked ? "lo" : o->src.ifname, f, msg,
 			     sizeof(msg));
-	if (!ret && o->src.cooked && check_cooked(f, msg, sizeof(msg))) {
-		filter_free(f);
-		ret = -1;
+	if (o->src.cooked || o->src.linktype) {
+		char what[64];
+
+		snprintf(what, sizeof(what), o->src.cooked ? "-i any" : "a %s capture",
+			 o->src.linktype);
+		if (!ret && check_cooked(f, what, msg, sizeof(msg))) {
+			filter_free(f);
+			ret = -1;
+		}
 	}
 	return ret ? fail(err, x->q.filter_pos, msg) : 0;
 }

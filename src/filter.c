@@ -53,6 +53,32 @@ int filter_compile(const char *expr, const char *ifname,
 	return ret;
 }
 
+int filter_check_linktype(const char *expr, const char *linktype, char *err, size_t errlen)
+{
+	int dlt = pcap_datalink_name_to_val(linktype), ret = 0;
+	struct bpf_program prog;
+	pcap_t *p;
+
+	p = dlt < 0 ? NULL : pcap_open_dead(dlt, FILTER_SNAPLEN);
+	if (!p) {
+		snprintf(err, errlen, "no libpcap handle for link type %s", linktype);
+		return -1;
+	}
+	/* A clause that no packet of the type can match counts nothing
+	 * (tcpdump refuses it, but the same expression may be given for
+	 * files of several types). */
+	if (pcap_compile(p, &prog, expr, 1, PCAP_NETMASK_UNKNOWN)) {
+		if (!strstr(pcap_geterr(p), "rejects all packets")) {
+			one_line(err, errlen, pcap_geterr(p));
+			ret = -1;
+		}
+	} else {
+		pcap_freecode(&prog);
+	}
+	pcap_close(p);
+	return ret;
+}
+
 void filter_free(struct bpf_program *prog)
 {
 	pcap_freecode(prog);

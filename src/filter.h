@@ -29,6 +29,15 @@
 int filter_compile(const char *expr, const char *ifname,
 		   struct bpf_program *prog, char *err, size_t errlen);
 void filter_free(struct bpf_program *prog);
+/*
+ * Does expr compile for a capture of link type linktype (libpcap's name:
+ * LINUX_SLL, RAW, ...)?  Its frames are counted as Ethernet frames (see
+ * capture.h), but what tcpdump refuses for the file (ether host on a
+ * cooked capture) is refused: 0, or -1 with libpcap's message in err.
+ * One that no packet of the type can match (ip6 on raw IPv4) is not: it
+ * counts nothing.
+ */
+int filter_check_linktype(const char *expr, const char *linktype, char *err, size_t errlen);
 
 /* The classic instructions of prog, as cbpf_translate() takes them. */
 static inline const struct sock_filter *filter_insns(const struct bpf_program *prog)

@@ -867,7 +867,7 @@ def main():
     variants_exprs = [e for e in WHERE_EXPRS if ip_level(e)]
     t.plan(2 * len(EXPRS) + 3              # CSV and JSON rows, where clauses and tags
            + 6 + 3 + 3                      # intervals, ns/pcapng, standard input
-           + 5 * (len(variants_exprs) + 1) + 2 * 2    # cooked and raw IP
+           + 5 * (len(variants_exprs) + 2) + 2 * 2    # cooked and raw IP
            + len(EXPRS)                     # snapshot length
            + 13 + 3 + 3 + 1 + 1 + 1         # bad input, usage, --top, keys, SIGINT, RSS
            + 2 * len(chunks(WHERE_EXPRS, 8)) + 8  # several expressions, ways to read
@@ -955,6 +955,24 @@ def main():
                                % (key, r.returncode, r.stderr, r.stdout[:300]))
             if not t.ok(not bad, "%s: eth.src and eth.dst keys refused (one line, exit 1)"
                         % label):
+                t.diag("\n".join(bad))
+            # where clauses: what tcpdump refuses for the file's own link
+            # type, with its message; Ethernet address bytes, which the
+            # file does not have (issue 26)
+            bad = []
+            for filt in ("ether host 52:54:00:12:34:02", "ether broadcast", "ether[6] = 0x52"):
+                r = ebpfcount(["-r", path, "count where " + filt])
+                td = subprocess.run(["tcpdump", "-r", path, "-w", os.devnull, filt],
+                                    capture_output=True, text=True)
+                why = [x[len("tcpdump: "):] for x in td.stderr.splitlines()
+                       if x.startswith("tcpdump: ")]
+                want = why[0] if why else "capture has no Ethernet addresses"
+                err = r.stderr.splitlines()
+                if r.returncode != 1 or r.stdout or not err or want not in err[0]:
+                    bad.append("%s: exit %d stderr %r (tcpdump: %r)"
+                               % (filt, r.returncode, r.stderr, td.stderr))
+            if not t.ok(not bad, "%s: where clauses that read Ethernet addresses refused, "
+                        "with tcpdump's reason where it has one" % label):
                 t.diag("\n".join(bad))
 
         # 5. cut by a snapshot length: original bytes, truncated keys
