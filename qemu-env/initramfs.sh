@@ -55,6 +55,15 @@ for t in x/xterm v/vt100; do
 done
 [ -d /usr/lib/locale/C.utf8 ] && mkdir -p "$stage/usr/lib/locale" &&
 	cp -a /usr/lib/locale/C.utf8 "$stage/usr/lib/locale/"
+# iptables-legacy with the plugins of the xt_bpf rule of tests/progs/sk_direct.c
+xt=/usr/lib/$(gcc -print-multiarch)/xtables
+if [ -x /usr/sbin/xtables-legacy-multi ]; then
+	add_bin /usr/sbin/xtables-legacy-multi /usr/sbin/xtables-legacy-multi
+	ln -s xtables-legacy-multi "$stage/usr/sbin/iptables-legacy"
+	for p in libxt_bpf libxt_udp libxt_standard; do
+		add_bin "$xt/$p.so" "$xt/$p.so"
+	done
+fi
 for b in bpftool; do
 	p=$(command -v $b || true)
 	[ -z "$p" ] && p=/usr/sbin/$b

@@ -6,7 +6,7 @@
 # programs run as root gets them on stock (reading a copy of the frame on
 # the stack when that pays), as without CAP_PERFMON (LD_ABS only), and on
 # the patched kernel also reading the packet directly (kernel-patches/
-# 0006), next to C twins that read directly too (issue 15).  For each:
+# 0008), next to C twins that read directly too (issue 15).  For each:
 # instructions loaded and after the verifier (xlated), and ns per packet
 # through BPF_PROG_TEST_RUN (tests/progs/bench_prog.c), with the JIT and
 # interpreted, on the stock and the patched kernel.  The kernels boot
@@ -122,7 +122,7 @@ for k, m in kms:
                   "on" if m == "jit" else "off", expr, how, insns(c), insns(e), med(c),
                   med(e), ratio(e, c), ratio(e, c, fl), ratio(l, c)))
 print("reads: window: ebpfcount's copy on the stack, clang's LD_ABS; direct: both read the "
-      "packet\n(kernel-patches/ 0006) with LD_ABS past its linear part.  ins/x: instructions "
+      "packet\n(kernel-patches/ 0008) with LD_ABS past its linear part.  ins/x: instructions "
       "loaded / after\nthe verifier; clang, ebpfc: ns per packet (median of %d boots); ec/c: "
       "ebpfcount/clang ns;\nec/c-flr: the same above the empty filter's ns; ld/c: ebpfcount "
       "with LD_ABS only (no\nCAP_PERFMON) over clang's (window rows: clang's LD_ABS)" % rounds)

@@ -51,9 +51,13 @@
 #include <linux/capability.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/if_tun.h>
+#include <linux/kcm.h>
 #include <linux/sctp.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -159,9 +163,10 @@ static const struct bpf_insn varoff_insns[] = {
 /*
  * The checker (see the top): counts in the array map_fd, accepts every
  * packet whole.  r6 ctx, r7 data, r8 data_end, r9 the window's length;
- * the counters' address is spilled at fp-16.
+ * the counters' address is spilled at fp-16.  It returns ret: -1 accepts
+ * the whole packet, KCM_MSGLEN makes it a KCM parser of fixed-size messages.
  */
-static int load_checker(int map_fd)
+static int load_checker(int map_fd, int ret)
 {
 	const struct bpf_insn insns[] = {
 		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
@@ -243,8 +248,8 @@ static int load_checker(int map_fd)
 		/* 70: skipped */
 		BPF_MOV64_IMM(BPF_REG_2, 8 * S_SKIPPED),
 		BPF_JMP_A(-11),					/* -> count */
-		/* 72: out: the whole packet */
-		BPF_MOV64_IMM(BPF_REG_0, -1),
+		/* 72: out: ret (-1: the whole packet) */
+		BPF_MOV64_IMM(BPF_REG_0, ret),
 		BPF_EXIT_INSN(),
 	};
 
@@ -610,6 +615,164 @@ static void test_reuseport(const char *mode)
 	close(prog);
 }
 
+/* ---- the other runners 0008 changes: tun, xt_bpf, KCM ---- */
+
+#define TUN_NAME	"skd0"
+#define KCM_MSGLEN	300
+#define BPFFS		"/sys/fs/bpf"
+#define PINNED		BPFFS "/sk_direct_checker"
+
+static void ifreq_addr(struct ifreq *ifr, unsigned long req, const char *addr)
+{
+	struct sockaddr_in *a = (struct sockaddr_in *)&ifr->ifr_addr;
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+	a->sin_family = AF_INET;
+	inet_pton(AF_INET, addr, &a->sin_addr);
+	if (s < 0 || ioctl(s, req, ifr))
+		die(TUN_NAME " address");
+	close(s);
+}
+
+/*
+ * A two-queue tun device whose steering program (TUNSETSTEERINGEBPF, run
+ * by tun_select_queue()) and filter (TUNSETFILTEREBPF, run by
+ * tun_net_xmit()) are the checker: NDGRAMS datagrams routed out through
+ * it, each read back from the queue the steering program picked (-1 % 2).
+ */
+static void test_tun(const char *mode, int prog)
+{
+	unsigned char out[1500], in[1600];
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(9908) };
+	struct ifreq ifr;
+	int q[2], tx, i, got = 0, up;
+	char what[96];
+
+	for (i = 0; i < 2; i++) {
+		memset(&ifr, 0, sizeof(ifr));
+		ifr.ifr_flags = IFF_TUN | IFF_NO_PI | IFF_MULTI_QUEUE;
+		strcpy(ifr.ifr_name, TUN_NAME);
+		q[i] = open("/dev/net/tun", O_RDWR | O_NONBLOCK);
+		if (q[i] < 0 || ioctl(q[i], TUNSETIFF, &ifr))
+			die("TUNSETIFF");
+	}
+	if (ioctl(q[0], TUNSETSTEERINGEBPF, &prog) || ioctl(q[0], TUNSETFILTEREBPF, &prog))
+		die("TUNSETSTEERINGEBPF/TUNSETFILTEREBPF");
+	write_sysctl("/proc/sys/net/ipv6/conf/" TUN_NAME "/disable_ipv6", "1");
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, TUN_NAME);
+	ifreq_addr(&ifr, SIOCSIFADDR, "198.18.7.1");
+	ifreq_addr(&ifr, SIOCSIFNETMASK, "255.255.255.0");
+	up = socket(AF_INET, SOCK_DGRAM, 0);
+	ifr.ifr_flags = IFF_UP;
+	if (up < 0 || ioctl(up, SIOCSIFFLAGS, &ifr))
+		die(TUN_NAME " up");
+	inet_pton(AF_INET, "198.18.7.2", &to.sin_addr);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (tx < 0)
+		die("socket");
+	stats_reset();
+	for (i = 0; i < NDGRAMS; i++) {
+		size_t len = payload(i, out);
+		struct pollfd p = { .fd = q[1], .events = POLLIN };
+
+		if (sendto(tx, out, len, 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)len)
+			die("sendto " TUN_NAME);
+		/* 20 bytes of IPv4, 8 of UDP, then the payload */
+		got += poll(&p, 1, 1000) == 1 && read(q[1], in, sizeof(in)) == (ssize_t)len + 28 &&
+		       !memcmp(in + 28, out, len);
+	}
+	snprintf(what, sizeof(what), "%s: tun steering program and filter", mode);
+	result(got == NDGRAMS, "%s: %d of %d datagrams read intact from the queue it picked",
+	       what, got, NDGRAMS);
+	check_stats(what, 2 * NDGRAMS, true, false);
+	close(tx);
+	close(up);
+	close(q[0]);
+	close(q[1]);
+}
+
+/*
+ * xt_bpf (bpf_mt_v1(), bpf_prog_run_save_cb()): an iptables rule in OUTPUT
+ * matches the UDP datagrams to one port on lo with the checker, pinned.
+ */
+static void test_xt_bpf(const char *mode, int prog)
+{
+	static const char rule[] = "OUTPUT -o lo -p udp --dport 9909 -m bpf --object-pinned "
+				   PINNED " -j ACCEPT";
+	char cmd[256], what[96];
+	int rc;
+
+	if (mkdir(BPFFS, 0700) && errno != EEXIST)
+		die("mkdir " BPFFS);
+	if (mount("bpf", BPFFS, "bpf", 0, NULL) && errno != EBUSY)
+		die("mount bpffs");
+	unlink(PINNED);
+	if (bpf_obj_pin(prog, PINNED))
+		die("pin the checker");
+	snprintf(cmd, sizeof(cmd), "iptables-legacy -A %s", rule);
+	rc = system(cmd);
+	snprintf(what, sizeof(what), "%s: xt_bpf match in OUTPUT", mode);
+	result(rc == 0, "%s: iptables-legacy adds the rule", what);
+	if (rc == 0) {
+		lo_datagrams(9909);
+		check_stats(what, NDGRAMS, true, true);
+		snprintf(cmd, sizeof(cmd), "iptables-legacy -D %s", rule);
+		result(system(cmd) == 0, "%s: the rule is deleted", what);
+	}
+	unlink(PINNED);
+}
+
+/*
+ * A KCM psock (kcm_parse_func_strparser()) whose parser is the checker
+ * returning KCM_MSGLEN: messages of that size over TCP on lo, one at a
+ * time, each received whole on the KCM socket.  Its window is the linear
+ * part of strparser's head skb, the TCP payload: not empty.
+ */
+static void test_kcm(const char *mode, int parser)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(9910),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	unsigned char out[KCM_MSGLEN], in[2 * KCM_MSGLEN];
+	int l, c, s, kcm, i, j, got = 0, one = 1;
+	struct kcm_attach att;
+	char what[96];
+
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || c < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+	    connect(c, (struct sockaddr *)&a, sizeof(a)))
+		die("TCP connection on lo");
+	s = accept(l, NULL, NULL);
+	kcm = socket(AF_KCM, SOCK_DGRAM, KCMPROTO_CONNECTED);
+	if (s < 0 || kcm < 0)
+		die("KCM socket");
+	att = (struct kcm_attach){ .fd = s, .bpf_fd = parser };
+	if (ioctl(kcm, SIOCKCMATTACH, &att))
+		die("SIOCKCMATTACH");
+	stats_reset();
+	for (i = 0; i < NDGRAMS; i++) {
+		struct pollfd p = { .fd = kcm, .events = POLLIN };
+
+		for (j = 0; j < KCM_MSGLEN; j++)
+			out[j] = (unsigned char)(i * 3 + j);
+		if (write(c, out, sizeof(out)) != (ssize_t)sizeof(out))
+			die("write");
+		got += poll(&p, 1, 1000) == 1 &&
+		       recv(kcm, in, sizeof(in), MSG_DONTWAIT) == KCM_MSGLEN &&
+		       !memcmp(in, out, KCM_MSGLEN);
+	}
+	snprintf(what, sizeof(what), "%s: KCM parser", mode);
+	result(got == NDGRAMS, "%s: %d of %d messages of %d bytes received whole", what, got,
+	       NDGRAMS, KCM_MSGLEN);
+	check_stats(what, NDGRAMS, false, false);
+	close(kcm);
+	close(s);
+	close(c);
+	close(l);
+}
+
 /* ---- main ---- */
 
 static void test_capbpf(bool series)
@@ -845,7 +1008,7 @@ int main(int argc, char **argv)
 		unsigned long count, linear;
 	} frames[8];
 	const char *ifname = NULL, *traffic = NULL;
-	int fd, jmp, checker, tail, accept_all, i, nframes = 0;
+	int fd, jmp, checker, kcm_parser, tail, accept_all, i, nframes = 0;
 	bool series;
 	__u32 zero = 0;
 	size_t m;
@@ -909,9 +1072,10 @@ int main(int argc, char **argv)
 			die("bpf_map_create");
 		write_sysctl(JIT_ENABLE, modes[m].jit);
 		write_sysctl(JIT_HARDEN, modes[m].harden);
-		checker = load_checker(stats_fd);
+		checker = load_checker(stats_fd, -1);
+		kcm_parser = load_checker(stats_fd, KCM_MSGLEN);
 		tail = load_tail(jmp);
-		if (checker < 0 || tail < 0) {
+		if (checker < 0 || kcm_parser < 0 || tail < 0) {
 			printf("# %s\n", strerror(errno));
 			print_log();
 			result(false, "%s: the checker and the tail-calling root load", mode);
@@ -929,6 +1093,9 @@ int main(int argc, char **argv)
 		test_reuseport(mode);
 		test_fanout(mode, checker);
 		test_sctp(mode, checker, true);
+		test_tun(mode, checker);
+		test_xt_bpf(mode, checker);
+		test_kcm(mode, kcm_parser);
 		if (ifname && m == 1)
 			test_gro(ifname, checker, traffic);
 		for (i = 0; m == 1 && i < nframes; i++)
@@ -937,6 +1104,7 @@ int main(int argc, char **argv)
 		bpf_map_delete_elem(jmp, &zero);
 		close(jmp);
 		close(tail);
+		close(kcm_parser);
 		close(checker);
 	}
 	write_sysctl(JIT_ENABLE, "1");

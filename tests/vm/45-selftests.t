@@ -38,7 +38,7 @@ if [ -n "$r" ]; then
 fi
 exit 0'
 
-# The cases the series adds or changes (0005, 0007 and the test3 case).
+# The cases the series adds or changes (0007, 0009 and the test3 case).
 series_case='^FAIL (sk_filter: |global function: |direct packet access: test3 )'
 
 for k in $KERNELS; do

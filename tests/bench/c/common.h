@@ -48,7 +48,7 @@ static __always_inline void count(void *map, const void *key, struct __sk_buff *
 
 /*
  * Direct reads, where the kernel lets socket filters read the packet
- * (kernel-patches/ 0006; the loader refuses these programs elsewhere): the
+ * (kernel-patches/ 0008; the loader refuses these programs elsewhere): the
  * bytes at off straight from the linear part, else the classic load, as
  * ebpfcount's FRAME_DIRECT programs read.  off must be bounded (< 0x8000).
  */
