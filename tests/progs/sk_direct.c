@@ -4,7 +4,8 @@
  * "bpf: let privileged socket filters read packet data directly").
  *
  *   sk_direct --series yes|no [--iface IF --traffic CMD]
- *             [--frames IF COUNT LINEAR CMD]...
+ *             [--frames IF COUNT LINEAR CMD]... [--kcm-peer ADDR]
+ *   sk_direct --kcm-source PORT     (on the peer, for --kcm-peer)
  *
  * What is checked, with the JIT off, on and hardened (bpf_jit_harden=2):
  *
@@ -26,6 +27,10 @@
  *     data_end and tail-calls the checker, and SO_ATTACH_REUSEPORT_EBPF,
  *     where data starts past the UDP header and picks the socket from
  *     the first payload byte.
+ *   - the other runners: a two-queue tun device whose steering program
+ *     and filter are the checker, an xt_bpf rule (iptables-legacy, the
+ *     checker pinned) in OUTPUT, and, with --kcm-peer, a KCM psock whose
+ *     parser is the checker, on messages from the peer's --kcm-source.
  *   - the runner restores skb->cb[40..48) where its owner still needs
  *     it: an SCTP association over UDP whose listener has the checker,
  *     or a filter that reads nothing (the one check on stock too).
@@ -56,6 +61,7 @@
 #include <linux/sctp.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -619,6 +625,7 @@ static void test_reuseport(const char *mode)
 
 #define TUN_NAME	"skd0"
 #define KCM_MSGLEN	300
+#define KCM_PORT	9911
 #define BPFFS		"/sys/fs/bpf"
 #define PINNED		BPFFS "/sk_direct_checker"
 
@@ -723,54 +730,107 @@ static void test_xt_bpf(const char *mode, int prog)
 	unlink(PINNED);
 }
 
-/*
- * A KCM psock (kcm_parse_func_strparser()) whose parser is the checker
- * returning KCM_MSGLEN: messages of that size over TCP on lo, one at a
- * time, each received whole on the KCM socket.  Its window is the linear
- * part of strparser's head skb, the TCP payload: not empty.
- */
-static void test_kcm(const char *mode, int parser)
+/* The payload of KCM message i. */
+static void kcm_message(int i, unsigned char *buf)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(9910),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	unsigned char out[KCM_MSGLEN], in[2 * KCM_MSGLEN];
-	int l, c, s, kcm, i, j, got = 0, one = 1;
-	struct kcm_attach att;
-	char what[96];
+	int j;
+
+	for (j = 0; j < KCM_MSGLEN; j++)
+		buf[j] = (unsigned char)(i * 3 + j);
+}
+
+/*
+ * --kcm-source PORT (on the peer): for every connection to PORT, NDGRAMS
+ * KCM messages, one every 2 ms.  Runs until killed.
+ */
+static int kcm_source(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	unsigned char out[KCM_MSGLEN];
+	int l, c, i, one = 1;
 
 	l = socket(AF_INET, SOCK_STREAM, 0);
-	c = socket(AF_INET, SOCK_STREAM, 0);
-	if (l < 0 || c < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
-	    connect(c, (struct sockaddr *)&a, sizeof(a)))
-		die("TCP connection on lo");
-	s = accept(l, NULL, NULL);
+	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 4))
+		die("KCM source");
+	while ((c = accept(l, NULL, NULL)) >= 0) {
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		for (i = 0; i < NDGRAMS; i++) {
+			kcm_message(i, out);
+			if (write(c, out, sizeof(out)) != (ssize_t)sizeof(out))
+				break;
+			usleep(2000);
+		}
+		close(c);
+	}
+	die("accept");
+	return 1;
+}
+
+/* A TCP connection to addr:port, tried for 20 s (the peer may be starting). */
+static int tcp_connect(const char *addr, int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int i, fd;
+
+	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1)
+		return -1;
+	for (i = 0; i < 100; i++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof(a)))
+			return fd;
+		if (fd >= 0)
+			close(fd);
+		usleep(200000);
+	}
+	return -1;
+}
+
+/*
+ * A KCM psock (kcm_parse_func_strparser()) whose parser is the checker
+ * returning KCM_MSGLEN, on a TCP connection to the peer's --kcm-source:
+ * every message received whole on the KCM socket.  Over the virtio link
+ * the receiving skbs hold headers and the first payload bytes in their
+ * linear part, so the parser's window (strparser's head skb from where
+ * skb->data is) is not empty, as it is over lo, where the payload is all
+ * in page fragments.
+ */
+static void test_kcm(const char *mode, int parser, const char *peer)
+{
+	unsigned char want[KCM_MSGLEN], in[2 * KCM_MSGLEN];
+	struct kcm_attach att;
+	int s, kcm, i, got = 0;
+	char what[96];
+	__u64 st[NR_STATS];
+
+	snprintf(what, sizeof(what), "%s: KCM parser", mode);
+	s = tcp_connect(peer, KCM_PORT);
 	kcm = socket(AF_KCM, SOCK_DGRAM, KCMPROTO_CONNECTED);
-	if (s < 0 || kcm < 0)
-		die("KCM socket");
+	if (s < 0 || kcm < 0) {
+		result(false, "%s: a TCP connection to the peer's message source, a KCM socket (%s)",
+		       what, strerror(errno));
+		return;
+	}
+	stats_reset();
 	att = (struct kcm_attach){ .fd = s, .bpf_fd = parser };
 	if (ioctl(kcm, SIOCKCMATTACH, &att))
 		die("SIOCKCMATTACH");
-	stats_reset();
 	for (i = 0; i < NDGRAMS; i++) {
 		struct pollfd p = { .fd = kcm, .events = POLLIN };
 
-		for (j = 0; j < KCM_MSGLEN; j++)
-			out[j] = (unsigned char)(i * 3 + j);
-		if (write(c, out, sizeof(out)) != (ssize_t)sizeof(out))
-			die("write");
-		got += poll(&p, 1, 1000) == 1 &&
+		kcm_message(i, want);
+		got += poll(&p, 1, 5000) == 1 &&
 		       recv(kcm, in, sizeof(in), MSG_DONTWAIT) == KCM_MSGLEN &&
-		       !memcmp(in, out, KCM_MSGLEN);
+		       !memcmp(in, want, KCM_MSGLEN);
 	}
-	snprintf(what, sizeof(what), "%s: KCM parser", mode);
-	result(got == NDGRAMS, "%s: %d of %d messages of %d bytes received whole", what, got,
-	       NDGRAMS, KCM_MSGLEN);
+	result(got == NDGRAMS, "%s: %d of %d messages of %d bytes from the peer received whole",
+	       what, got, NDGRAMS, KCM_MSGLEN);
 	check_stats(what, NDGRAMS, false, false);
+	stats_read(st);
+	result(st[S_CHECKED] > 0, "%s: %llu windows not empty, their bytes checked", what,
+	       (unsigned long long)st[S_CHECKED]);
 	close(kcm);
 	close(s);
-	close(c);
-	close(l);
 }
 
 /* ---- main ---- */
@@ -1007,12 +1067,14 @@ int main(int argc, char **argv)
 		const char *ifname, *cmd;
 		unsigned long count, linear;
 	} frames[8];
-	const char *ifname = NULL, *traffic = NULL;
+	const char *ifname = NULL, *traffic = NULL, *kcm_peer = NULL;
 	int fd, jmp, checker, kcm_parser, tail, accept_all, i, nframes = 0;
 	bool series;
 	__u32 zero = 0;
 	size_t m;
 
+	if (argc == 3 && !strcmp(argv[1], "--kcm-source"))
+		return kcm_source(atoi(argv[2]));
 	if (argc < 3 || strcmp(argv[1], "--series"))
 		goto usage;
 	series = !strcmp(argv[2], "yes");
@@ -1022,6 +1084,9 @@ int main(int argc, char **argv)
 			ifname = argv[i + 1];
 			traffic = argv[i + 3];
 			i += 4;
+		} else if (!strcmp(argv[i], "--kcm-peer") && i + 1 < argc) {
+			kcm_peer = argv[i + 1];
+			i += 2;
 		} else if (!strcmp(argv[i], "--frames") && i + 4 < argc && nframes < 8) {
 			char *end1, *end2;
 
@@ -1095,7 +1160,8 @@ int main(int argc, char **argv)
 		test_sctp(mode, checker, true);
 		test_tun(mode, checker);
 		test_xt_bpf(mode, checker);
-		test_kcm(mode, kcm_parser);
+		if (kcm_peer)
+			test_kcm(mode, kcm_parser, kcm_peer);
 		if (ifname && m == 1)
 			test_gro(ifname, checker, traffic);
 		for (i = 0; m == 1 && i < nframes; i++)
@@ -1113,6 +1179,7 @@ int main(int argc, char **argv)
 	return n_fail ? 1 : 0;
 usage:
 	fprintf(stderr, "usage: sk_direct --series yes|no [--iface IF --traffic CMD]\n"
-		"                 [--frames IF COUNT LINEAR CMD]...\n");
+		"                 [--frames IF COUNT LINEAR CMD]... [--kcm-peer ADDR]\n"
+		"       sk_direct --kcm-source PORT\n");
 	return 2;
 }
