@@ -601,8 +601,10 @@ def check_bad_inputs(t, d, base):
         else:
             good_out = per == [] and fin in ([], [[0, 0]])
             why = "no interval (no record before the cut)"
-        good = r.returncode == 1 and len(r.stderr.splitlines()) == 1 and good_out
-        if not t.ok(good, "file cut %s: one line, exit 1, %s" % (label, why)):
+        # the error names the file, as tcpdump's do (issue 26)
+        good = (r.returncode == 1 and len(r.stderr.splitlines()) == 1 and good_out
+                and r.stderr.startswith("ebpfcount: %s: " % cut))
+        if not t.ok(good, "file cut %s: one line naming the file, exit 1, %s" % (label, why)):
             t.diag("got: exit %d stderr %r\nstdout %r" % (r.returncode, r.stderr, r.stdout))
     # pcapng cut in the middle of a block
     ng = os.path.join(d, "base.pcapng")
@@ -616,8 +618,9 @@ def check_bad_inputs(t, d, base):
     r = ebpfcount(["-r", cut, "-F", "csv", expr])
     ivs = parse_csv(r.stdout, expr)
     fin = [x["total"] for x in ivs if x["final"]]
-    good = r.returncode == 1 and len(r.stderr.splitlines()) == 1 and fin == [want]
-    if not t.ok(good, "pcapng cut mid-block: one line, exit 1, the %d records before it"
+    good = (r.returncode == 1 and len(r.stderr.splitlines()) == 1 and fin == [want]
+            and r.stderr.startswith("ebpfcount: %s: " % cut))
+    if not t.ok(good, "pcapng cut mid-block: one line naming the file, exit 1, the %d records before it"
                 % len(before)):
         t.diag("got: exit %d stderr %r\nstdout %r" % (r.returncode, r.stderr, r.stdout[-800:]))
     # a record longer than the snapshot length: hand-written.  libpcap
