@@ -8,7 +8,7 @@ set -eu
 PKGS="linux-source-6.1 qemu-system-x86 busybox-static libpcap-dev libbpf-dev
 libelf-dev zlib1g-dev iperf3 iproute2 flex bison bc libssl-dev cpio make gcc
 libc6-dev xz-utils pkg-config tcpdump tshark bpftool perl python3
-libmicrohttpd-dev prometheus mandoc libncurses-dev tmux iptables"
+libmicrohttpd-dev prometheus mandoc libncurses-dev tmux iptables strace"
 [ $# -gt 0 ] && PKGS="$*"
 
 missing=""
