@@ -683,8 +683,9 @@ static int fold(const struct options *o, struct tables *t, int drain, char *why,
 /*
  * A capture file has no time pressure: its tables that grow are drained
  * before they can fill (a record brings one new key at most), so that no
- * key overflows below their largest size.  The records until then, the
- * half of the smallest table; 0 if no table grows.
+ * key overflows below their largest size; a drained table more than half
+ * full grows as at any readout.  The records until then, the entries of
+ * the smallest table; 0 if no table grows.
  */
 static unsigned long drain_every(const struct tables *t)
 {
@@ -696,9 +697,9 @@ static unsigned long drain_every(const struct tables *t)
 
 		if (!m->grows || m->table[0] < 0)
 			continue;
-		n = (m->size[0] < m->size[1] ? m->size[0] : m->size[1]) / 2;
+		n = m->size[0] < m->size[1] ? m->size[0] : m->size[1];
 		if (!every || n < every)
-			every = n ? n : 1;
+			every = n;
 	}
 	return every;
 }
