@@ -15,7 +15,9 @@
  *     constant offset is accepted (yes) and data_end - data or a variable
  *     offset are refused.
  *   - on real sockets, not BPF_PROG_TEST_RUN (which sets data_end itself),
- *     a checker filter compares the window [data, data_end) with what
+ *     a checker filter reads every __sk_buff field a socket filter may
+ *     read (KASAN, on the debug kernel, sees any that is no skb's), then
+ *     compares the window [data, data_end) with what
  *     bpf_skb_load_bytes() reads at the same offsets (first and last byte)
  *     and with skb->len: the window is never longer than the packet, a
  *     linear packet's window is all of it, every byte read directly equals
@@ -167,6 +169,17 @@ static const struct bpf_insn varoff_insns[] = {
 };
 
 /*
+ * The checker's first part: every __sk_buff field a socket filter may
+ * read (sk_filter_is_valid_access(); data and data_end follow), summed at
+ * fp-40.  At every runner, on the debug kernel, KASAN sees a read of
+ * memory that is no skb's, as it saw reuseport migration run a filter on
+ * a struct on the stack.
+ */
+#define READ_FIELD(f) \
+	BPF_LDX_MEM(BPF_W, BPF_REG_2, BPF_REG_1, SKB(f)), \
+	BPF_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_2)
+
+/*
  * The checker (see the top): counts in the array map_fd, accepts every
  * packet whole.  r6 ctx, r7 data, r8 data_end, r9 the window's length;
  * the counters' address is spilled at fp-16.  It returns ret: -1 accepts
@@ -174,6 +187,18 @@ static const struct bpf_insn varoff_insns[] = {
  */
 static int load_checker(int map_fd, int ret)
 {
+	static const struct bpf_insn fields[] = {
+		BPF_MOV64_IMM(BPF_REG_3, 0),
+		READ_FIELD(len), READ_FIELD(pkt_type), READ_FIELD(mark),
+		READ_FIELD(queue_mapping), READ_FIELD(protocol), READ_FIELD(vlan_present),
+		READ_FIELD(vlan_tci), READ_FIELD(vlan_proto), READ_FIELD(priority),
+		READ_FIELD(ingress_ifindex), READ_FIELD(ifindex), READ_FIELD(tc_index),
+		READ_FIELD(cb[0]), READ_FIELD(cb[1]), READ_FIELD(cb[2]), READ_FIELD(cb[3]),
+		READ_FIELD(cb[4]), READ_FIELD(hash), READ_FIELD(napi_id),
+		READ_FIELD(gso_segs), READ_FIELD(gso_size),
+		BPF_STX_MEM(BPF_DW, BPF_REG_10, BPF_REG_3, -40),
+	};
+	/* numbered from here */
 	const struct bpf_insn insns[] = {
 		BPF_MOV64_REG(BPF_REG_6, BPF_REG_1),
 		BPF_LDX_MEM(BPF_W, BPF_REG_7, BPF_REG_6, SKB(data)),
@@ -258,8 +283,11 @@ static int load_checker(int map_fd, int ret)
 		BPF_MOV64_IMM(BPF_REG_0, ret),
 		BPF_EXIT_INSN(),
 	};
+	struct bpf_insn all[sizeof(fields) / sizeof(fields[0]) + sizeof(insns) / sizeof(insns[0])];
 
-	return load(BPF_PROG_TYPE_SOCKET_FILTER, insns, sizeof(insns) / sizeof(insns[0]));
+	memcpy(all, fields, sizeof(fields));
+	memcpy(all + sizeof(fields) / sizeof(fields[0]), insns, sizeof(insns));
+	return load(BPF_PROG_TYPE_SOCKET_FILTER, all, sizeof(all) / sizeof(all[0]));
 }
 
 /* A root filter that never reads data_end and tail-calls slot 0 of jmp_fd. */
