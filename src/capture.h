@@ -53,7 +53,7 @@ int capture_has_ethernet(const struct capture *c);
  * after the file's name (a file cut in the middle of a record, a time
  * stamp out of range).  A record longer than the file's snapshot length is
  * read as libpcap gives it, cut to that length, as tcpdump and tshark read
- * it.  A file (not a pipe) is read a MiB per read(2).
+ * it.  The file is read a MiB per read(2) (a pipe, as much as it holds).
  */
 int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err,
 		 size_t errlen);

@@ -109,8 +109,10 @@ static int build_expr(struct expr *x, const struct build_opts *o, struct bpf_pro
 	if (o->src.cooked || o->src.linktype) {
 		char what[64];
 
-		snprintf(what, sizeof(what), o->src.cooked ? "-i any" : "a %s capture",
-			 o->src.linktype);
+		if (o->src.cooked)
+			snprintf(what, sizeof(what), "-i any");
+		else
+			snprintf(what, sizeof(what), "a %s capture", o->src.linktype);
 		if (!ret && check_cooked(f, what, msg, sizeof(msg))) {
 			filter_free(f);
 			ret = -1;

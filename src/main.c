@@ -839,6 +839,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	health_prog = en.prog;
 	drop_privileges(o, &en.t, !en.vm);
 	report_begin(&en.t);
+	every = drain_every(&en.t);
 	while (!stop && !rerr && !failed &&
 	       (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
 		if (capture_records(cap) == 1)
@@ -849,16 +850,17 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 			since = 0;	/* the readout drained the tables */
 			rerr = interval(o, &en.t, n, (start + n * step) / 1e9, o->interval,
 					why, sizeof(why));
+			every = drain_every(&en.t);
 		}
 		if (rerr || (o->count && n == o->count))
 			break;
 		failed = engine_run(&en, &skb, capture_records(cap), why, sizeof(why));
 		if (failed)
 			break;
-		every = drain_every(&en.t);
 		if (every && ++since >= every) {
 			since = 0;
 			rerr = fold(o, &en.t, 1, why, sizeof(why));
+			every = drain_every(&en.t);	/* the tables may have grown */
 		} else if (!every && capture_records(cap) % FOLD_RECORDS == 0) {
 			rerr = fold(o, &en.t, 0, why, sizeof(why));
 		}
