@@ -17,7 +17,7 @@ UNIT_DEPS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.[ch]))
 PROGS    := $(patsubst tests/progs/%.c,$(B)/bin/%,$(wildcard tests/progs/*.c))
 
 .PHONY: all deps bench-deps fuzz-deps pkg-deps fuzzers fuzz kernel check check-debug unit guest \
-	demo bench soak install uninstall deb clean
+	demo bench cost soak install uninstall deb clean
 PRELOAD  := $(patsubst tests/preload/%.c,$(B)/guest/usr/lib/ebpfcount/%.so,$(wildcard tests/preload/*.c))
 all: $(B)/bin/ebpfcount $(PROGS) $(PRELOAD)
 
@@ -61,6 +61,15 @@ BPF_OBJS := $(patsubst tests/bench/c/%.bpf.c,$(B)/bench/%.bpf.o,$(wildcard tests
 $(B)/bench/%.bpf.o: tests/bench/c/%.bpf.c $(wildcard tests/bench/c/*.h tests/bench/c/*.bpf.c)
 	@mkdir -p $(@D)
 	clang -O2 -g -target bpf -I/usr/include/$(shell $(CC) -print-multiarch) -Wall -c $< -o $@
+
+# The cost table (issue 27): ebpfcount's programs and their C twins counted
+# in the engine (tests/bench/cost.c, cost.py); make check guards a baseline.
+$(B)/bench/cost: tests/bench/cost.c $(OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< $(OBJS) $(LDLIBS) -lelf -o $@
+
+cost: $(B)/bench/cost $(BPF_OBJS) $(B)/bin/craft
+	@tests/bench/cost.py
 
 # Host unit tests, built twice: plain and under ASan/UBSan.  Helpers in
 # tests/unit (ebpf_vm.c) are #included by the tests that use them.
@@ -115,7 +124,7 @@ kernel: deps
 # All tests: host unit tests (plain and sanitized), then the guest tests on
 # the patched kernel (EBPFCOUNT_KERNEL=stock to point them at stock).
 check: deps fuzz-deps pkg-deps
-	@$(MAKE) --no-print-directory all unit fuzzers
+	@$(MAKE) --no-print-directory all unit fuzzers $(B)/bench/cost $(BPF_OBJS)
 	@$(MAKE) --no-print-directory kernel
 	@tests/run
 

@@ -40,6 +40,7 @@ struct vm {
 	int n;
 	bool strict;
 	FILE *trace;
+	struct vm_cost *cost;
 	char msg[256];
 	__u64 seed;
 	/* one run */
@@ -630,6 +631,8 @@ static unsigned char *stack_mem(struct vm *vm, size_t off, __u32 size, bool writ
 {
 	__u32 i;
 
+	if (vm->cost && VM_STACK_SIZE - off > vm->cost->stack)
+		vm->cost->stack = VM_STACK_SIZE - off;
 	if (vm->strict) {
 		for (i = 0; i < size; i++) {
 			if (write)
@@ -883,6 +886,38 @@ static __u64 h_random(struct vm *vm)
 	return (__u32)vm->seed;
 }
 
+/* vm_count(): a helper call, by kind (a lookup or update by map type) */
+static void count_call(struct vm *vm, int helper)
+{
+	struct vm_map *m = map_by_ptr(vm, vm->r[BPF_REG_1]);
+	struct vm_cost *c = vm->cost;
+
+	if ((helper == BPF_FUNC_map_lookup_elem || helper == BPF_FUNC_map_update_elem) && m &&
+	    m->type < VM_COST_MAP_TYPES)
+		(helper == BPF_FUNC_map_lookup_elem ? c->lookup : c->update)[m->type]++;
+	else if (helper == BPF_FUNC_skb_load_bytes)
+		c->load_bytes++;
+	else
+		c->other_calls++;
+}
+
+/* vm_count(): one instruction about to run */
+static void count_insn(struct vm *vm, const struct bpf_insn *in)
+{
+	int cl = BPF_CLASS(in->code);
+
+	vm->cost->insns++;
+	if (cl == BPF_LD && (BPF_MODE(in->code) == BPF_ABS || BPF_MODE(in->code) == BPF_IND))
+		vm->cost->ld_abs++;
+	else if (cl == BPF_LDX && vm->r[in->src_reg] == (uintptr_t)&vm->ctx)
+		vm->cost->ctx_loads++;
+}
+
+void vm_count(struct vm *vm, struct vm_cost *c)
+{
+	vm->cost = c;
+}
+
 static void call(struct vm *vm, const struct bpf_insn *in)
 {
 	__u64 r0;
@@ -891,6 +926,8 @@ static void call(struct vm *vm, const struct bpf_insn *in)
 		fault(vm, "only helper calls are supported");
 		return;
 	}
+	if (vm->cost)
+		count_call(vm, in->imm);
 	switch (in->imm) {
 	case BPF_FUNC_map_lookup_elem:		r0 = h_lookup(vm); break;
 	case BPF_FUNC_map_update_elem:		r0 = h_update(vm); break;
@@ -1185,7 +1222,7 @@ int vm_run(struct vm *vm, const struct vm_skb *skb, __u32 *ret)
 	vm->set = 1u << BPF_REG_1 | 1u << BPF_REG_10;
 	if (!vm->n)
 		return fail(vm, 0, "no program loaded");
-	if (!vm->strict && !vm->trace)
+	if (!vm->strict && !vm->trace && !vm->cost)
 		return run_fast(vm, ret);
 	memset(vm->stack_set, 0, sizeof(vm->stack_set));
 	for (steps = 0; steps < VM_MAX_STEPS; steps++) {
@@ -1196,6 +1233,8 @@ int vm_run(struct vm *vm, const struct vm_skb *skb, __u32 *ret)
 		in = &vm->prog[vm->pc];
 		if (vm->trace)
 			print_insn(vm->trace, vm->pc, in);
+		if (vm->cost)
+			count_insn(vm, in);
 		if (in->code == (BPF_JMP | BPF_EXIT)) {
 			*ret = (__u32)rd(vm, BPF_REG_0);
 			return vm->fault ? -1 : 0;

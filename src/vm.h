@@ -120,4 +120,20 @@ const char *vm_error(const struct vm *vm);
 /* Print every instruction as it runs (on f, NULL: off). */
 void vm_trace(struct vm *vm, FILE *f);
 
+/*
+ * What runs cost, counted rather than timed (tests/bench/cost): vm_count()
+ * adds what each later vm_run() executes to *c (NULL: stop).  An LD_IMM64
+ * counts as one instruction, LD_ABS/LD_IND in insns and in ld_abs; helper
+ * calls by kind, map lookups and updates by the map's type (those the
+ * verifier inlines cost less than a call: the model in tests/bench/cost
+ * weighs them); stack: the most bytes below r10 any run touched.
+ */
+#define VM_COST_MAP_TYPES 32
+struct vm_cost {
+	unsigned long long insns, ld_abs, ctx_loads, load_bytes, other_calls;
+	unsigned long long lookup[VM_COST_MAP_TYPES], update[VM_COST_MAP_TYPES];
+	unsigned int stack;
+};
+void vm_count(struct vm *vm, struct vm_cost *c);
+
 #endif

@@ -165,4 +165,8 @@ x = net("stock", "window") / net("patched", "direct")
 print("  where clause, live: stock (window) / patched (direct), net = %.2fx (target >= 2: %s); "
       "patched window / direct = %.2fx" % (x, "met" if x >= 2 else "MISSED",
                                            net("patched", "window") / net("patched", "direct")))
+# Every measurement (ROUND KERNEL NAME MODE INSNS XLATED JITED NS), which
+# tests/bench/cost.py fits its weights to.
+for line in open(sys.argv[1]):
+    print("raw", line.strip())
 PY

@@ -201,6 +201,47 @@ static void test_engine_faults(void)
 	vm_free(vm);
 }
 
+/*
+ * vm_count(): what a run executed, for the cost table (tests/bench/cost):
+ * instructions (an LD_IMM64 once), LD_ABS, context loads, helper calls by
+ * map type, the deepest stack byte; nothing counted before or after.
+ */
+static void test_count(void)
+{
+	const struct bpf_insn p[] = {
+		BPF_MOV64_REG(R6, R1),
+		LD_ABS(H, 12),
+		BPF_LDX_MEM(BPF_W, R0, R6, offsetof(struct __sk_buff, len)),
+		BPF_JMP_IMM(BPF_JEQ, R0, 0, 6),		/* not taken */
+		BPF_ST_MEM(BPF_W, R10, -40, 0),		/* the deepest */
+		LOOKUP(0, 0),			/* LD_IMM64 of the map, KEY: 5, the call */
+		RET(0),
+	};
+	struct vm_skb skb = { .data = frame, .len = sizeof(frame) };
+	struct vm_cost c = { 0 };
+	struct vm *vm = vm_new(0);
+	struct bpf_insn q[sizeof(p) / sizeof(p[0])];
+	char err[256];
+	__u32 ret;
+	int fd = vm_map_create(vm, BPF_MAP_TYPE_PERCPU_HASH, 4, 8, 2);
+
+	memcpy(q, p, sizeof(p));
+	q[5].imm = fd;
+	unit_okf(!vm_load(vm, q, sizeof(q) / sizeof(q[0]), err, sizeof(err)) &&
+		 !vm_run(vm, &skb, &ret), "count: runs uncounted first %s", err);
+	vm_count(vm, &c);
+	unit_okf(!vm_run(vm, &skb, &ret) && ret == 0, "count: the counted run %s", vm_error(vm));
+	vm_count(vm, NULL);
+	unit_okf(!vm_run(vm, &skb, &ret), "count: and after");
+	unit_okf(c.insns == 12, "count: 12 instructions executed (got %llu)", c.insns);
+	unit_okf(c.ld_abs == 1 && c.ctx_loads == 1, "count: 1 LD_ABS, 1 context load (%llu, %llu)",
+		 c.ld_abs, c.ctx_loads);
+	unit_okf(c.lookup[BPF_MAP_TYPE_PERCPU_HASH] == 1 && c.lookup[BPF_MAP_TYPE_HASH] == 0 &&
+		 !c.load_bytes && !c.other_calls, "count: 1 lookup, in a per-CPU hash");
+	unit_okf(c.stack == 40, "count: 40 bytes of stack (got %u)", c.stack);
+	vm_free(vm);
+}
+
 int main(void)
 {
 	/* Automatic: insn.h builds instructions with compound literals. */
@@ -368,5 +409,6 @@ int main(void)
 	test_map_api();
 	test_engine_maps();
 	test_engine_faults();
+	test_count();
 	return unit_done();
 }
