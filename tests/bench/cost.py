@@ -214,6 +214,30 @@ def bench_features(rows):
     return f
 
 
+def print_targets(by, fits):
+    """issue 27's targets on the benchmarks' frame, in the cost model"""
+    def w(r, k, j):
+        return weighted(fits[(k, j)][0], r) if (k, j) in fits else float("nan")
+
+    def verdict(x, limit, above=False):
+        return "%.2f (target %s %g: %s)" % (x, ">=" if above else "<=", limit,
+                                          "met" if (x >= limit if above else x <= limit)
+                                          else "MISSED")
+
+    print("\ntargets on tcp4 (weighted: model ns; insns: executed instructions):")
+    for name, expr, twin, _ in PROGRAMS:
+        for m, k in (("copy", "stock"), ("direct", "patched")):
+            r = by["%s|%s|tcp4" % (expr, m)]
+            t = r["twin"]
+            print("  %-12s %-6s ebpfcount/%s: insns %s, weighted JIT %s, interpreted %s" % (
+                name, m, "clang" if twin else "TC peer",
+                verdict(r["insns"] / t["insns"], 1), verdict(w(r, k, "jit") / w(t, k, "jit"), 1),
+                verdict(w(r, k, "interp") / w(t, k, "interp"), 1.2)))
+    r, d = by[PROGRAMS[3][1] + "|copy|tcp4"], by[PROGRAMS[3][1] + "|direct|tcp4"]
+    print("  where clause, stock (copy) / patched (direct), weighted JIT: %s" %
+          verdict(w(r, "stock", "jit") / w(d, "patched", "jit"), 2, True))
+
+
 def key(r):
     return "%s|%s|%s" % (r["program"], r["mode"], r["packet"])
 
@@ -281,6 +305,7 @@ def main():
                 cells.append("%9s" % ("%d/%s" % (r["insns"], r["twin"]["insns"] if "twin" in r
                                                   else "-")))
             print("%-28s %-6s " % (name, m) + " ".join(cells))
+    print_targets(by, fits)
     if o.json:
         for r in mine:
             print(json.dumps({x: r[x] for x in ("program", "mode", "packet", "insns", "weighted",
