@@ -69,7 +69,7 @@ $(B)/bench/cost: tests/bench/cost.c $(OBJS)
 	$(CC) $(CFLAGS) $< $(OBJS) $(LDLIBS) -lelf -o $@
 
 cost: $(B)/bench/cost $(BPF_OBJS) $(B)/bin/craft
-	@tests/bench/cost.py
+	@tests/bench/cost.py --json
 
 # Host unit tests, built twice: plain and under ASan/UBSan.  Helpers in
 # tests/unit (ebpf_vm.c) are #included by the tests that use them.
