@@ -261,6 +261,32 @@ static void raw_ip(struct capture *c, struct vm_skb *skb, const unsigned char *d
 	ether(c, skb, NULL, version == 4 ? ETH_P_IP : version == 6 ? ETH_P_IPV6 : 0, d, caplen);
 }
 
+void capture_time_error(const struct capture *c, unsigned long record, char *err,
+			size_t errlen)
+{
+	snprintf(err, errlen, "%s: record %lu: time stamp out of range", c->path, record);
+}
+
+unsigned long long capture_intervals(long long start, long long step, long long ts)
+{
+	unsigned long long d;
+
+	/* the builtins compute as if in infinite precision: no overflow */
+	if (__builtin_sub_overflow(ts, start, &d))
+		return 0;	/* before start */
+	return d / step;
+}
+
+int capture_interval_end(long long start, long long step, unsigned long long n,
+			 long long *end)
+{
+	unsigned long long span;
+
+	if (__builtin_mul_overflow(n, step, &span) || __builtin_add_overflow(start, span, end))
+		return -1;
+	return 0;
+}
+
 int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err,
 		 size_t errlen)
 {
@@ -286,8 +312,7 @@ int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err
 	/* tv_usec holds ns */
 	if (__builtin_mul_overflow((long long)h->ts.tv_sec, 1000000000LL, ts) ||
 	    __builtin_add_overflow(*ts, (long long)h->ts.tv_usec, ts)) {
-		snprintf(err, errlen, "%s: record %lu: time stamp out of range", c->path,
-			 c->records + 1);
+		capture_time_error(c, c->records + 1, err, errlen);
 		return -1;
 	}
 	c->records++;

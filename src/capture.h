@@ -58,6 +58,22 @@ int capture_has_ethernet(const struct capture *c);
 int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err,
 		 size_t errlen);
 
+/*
+ * Capture times are nanoseconds since the epoch, as a long long: from 1677
+ * to 2262.  The intervals of a file are step ns long from the first
+ * record's time, start; interval n (from 1) ends at start + n * step.
+ * capture_intervals(): how many end at or before ts, that is (ts - start)
+ * / step; 0 for a time before start (a record that goes back in time
+ * counts in the current interval).  Exact for any two times.
+ */
+unsigned long long capture_intervals(long long start, long long step, long long ts);
+/* The end of interval n in *end: 0, or -1 if it is past the largest time. */
+int capture_interval_end(long long start, long long step, unsigned long long n,
+			 long long *end);
+/* Fill err: record's time stamp is out of range (as capture_next() says it). */
+void capture_time_error(const struct capture *c, unsigned long record, char *err,
+			size_t errlen);
+
 /* Records read so far. */
 unsigned long capture_records(const struct capture *c);
 

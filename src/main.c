@@ -817,18 +817,30 @@ static void engine_close(struct engine *en)
 		close(en->prog);
 }
 
+/* The end of a file's interval n, in seconds (capture.h). */
+static double file_time(long long start, long long step, long n)
+{
+	long long end = start;
+
+	/* in range for the interval of every record run_file() takes */
+	capture_interval_end(start, step, n, &end);
+	return end / 1e9;
+}
+
 /*
  * A capture file, by capture time: the first interval starts at the first
  * record; a record that goes back in time counts in the current interval.
- * A read error ends the file: what was read is reported, then the error.
+ * A read error ends the file: what was read is reported, then the error;
+ * so does a record whose interval would end past the largest time.
  */
 static void run_file(const struct options *o, struct capture *cap, const struct program *p)
 {
-	long long step = llround(o->interval * 1e9), start = 0, ts;
+	long long step = llround(o->interval * 1e9), start = 0, ts, end;
 	struct engine en = { .prog = -1 };
 	struct vm_skb skb;
 	char err[512] = "", why[640] = "";
-	unsigned long since = 0, every;
+	unsigned long since = 0, every, taken = 0;
+	unsigned long long due;
 	long n = 0;
 	int ret = 0, rerr = 0, failed = 0;
 
@@ -844,11 +856,19 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	       (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
 		if (capture_records(cap) == 1)
 			start = ts;
-		while (!stop && !rerr && ts - start >= (n + 1) * step &&
+		/* the intervals that ended by ts, and the end of its own */
+		due = capture_intervals(start, step, ts);
+		if (capture_interval_end(start, step, due + 1, &end)) {
+			capture_time_error(cap, capture_records(cap), err, sizeof(err));
+			ret = -1;
+			break;
+		}
+		taken++;
+		while (!stop && !rerr && (unsigned long long)n < due &&
 		       (!o->count || n < o->count)) {
 			n++;
 			since = 0;	/* the readout drained the tables */
-			rerr = interval(o, &en.t, n, (start + n * step) / 1e9, o->interval,
+			rerr = interval(o, &en.t, n, file_time(start, step, n), o->interval,
 					why, sizeof(why));
 			every = drain_every(&en.t);
 		}
@@ -867,11 +887,11 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	}
 	if (stop)
 		ret = 0;	/* a record cut short by the signal is no error */
-	if (ret < 0 && !capture_records(cap))
+	if (ret < 0 && !taken)
 		die("%s", err);		/* as tcpdump: nothing read, nothing printed */
-	if (!rerr && capture_records(cap) && (!o->count || n < o->count)) {
+	if (!rerr && taken && (!o->count || n < o->count)) {
 		n++;
-		rerr = interval(o, &en.t, n, (start + n * step) / 1e9, o->interval, why,
+		rerr = interval(o, &en.t, n, file_time(start, step, n), o->interval, why,
 				sizeof(why));
 	}
 	/* What was counted, then why the counting stopped. */
@@ -879,7 +899,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		fprintf(stderr, "ebpfcount: %s\n", err);
 	if (!rerr && !failed && ret < 0)
 		snprintf(why, sizeof(why), "%s", err);
-	final(&en.t, (start + n * step) / 1e9, n * o->interval, why[0] ? why : NULL);
+	final(&en.t, file_time(start, step, n), n * o->interval, why[0] ? why : NULL);
 	engine_close(&en);
 }
 

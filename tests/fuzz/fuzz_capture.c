@@ -4,11 +4,14 @@
  * input's bytes, through capture_open() and capture_next() (and so
  * libpcap's readers), each record run in the user engine by the program
  * of `count by ip.src/24, tcp.dstport, frame.len` (--max-keys 16), as
- * main.c's run_file() runs it.
+ * main.c's run_file() runs it, which also puts each record in its
+ * interval (capture_intervals(), capture_interval_end(); 1 s).
  *
- * Oracles: no crash and no leak (ASan, LeakSanitizer); a file refused, or
- * a record that cannot be read, gives one error of one line; every
- * record the engine runs without a fault, and counts exactly once.
+ * Oracles: no crash and no leak (ASan, LeakSanitizer); no undefined
+ * behaviour (UBSan: the time arithmetic); a file refused, or a record that
+ * cannot be read, gives one error of one line; every record the engine
+ * runs without a fault, and counts exactly once; a record's interval ends
+ * after it and the one before by it.
  */
 #include <sys/mman.h>
 #include <unistd.h>
@@ -20,11 +23,26 @@
 
 #define EXPR		"count by ip.src/24, tcp.dstport, frame.len"
 #define MAX_RECORDS	1000
+#define STEP		1000000000LL
 
 static void check_error(const char *what, const char *err)
 {
 	if (!err[0] || strchr(err, '\n'))
 		fuzz_fail("%s: the error is not one line: '%s'", what, err);
+}
+
+/* The intervals of run_file(), from start, for a record at ts. */
+static void check_interval(long long start, long long ts)
+{
+	unsigned long long due = capture_intervals(start, STEP, ts);
+	long long end;
+
+	/* the intervals before a record's end by it (start, if before start) */
+	if (capture_interval_end(start, STEP, due, &end) || (ts >= start ? end > ts : due))
+		fuzz_fail("start %lld, ts %lld: %llu intervals end at %lld", start, ts, due, end);
+	if (ts >= start && !capture_interval_end(start, STEP, due + 1, &end) && end <= ts)
+		fuzz_fail("start %lld, ts %lld: interval %llu ends at %lld", start, ts, due + 1,
+			  end);
 }
 
 static int add_entry(const unsigned char *key, const struct counter *c, void *ctx)
@@ -44,7 +62,7 @@ static void run(struct capture *c, const struct program *p)
 	__u64 counted = 0;
 	char err[512] = "";
 	struct maps m;
-	long long ts;
+	long long ts, start = 0;
 	int ret = 0;
 
 	if (!vm || !insns)
@@ -60,6 +78,9 @@ static void run(struct capture *c, const struct program *p)
 	       (ret = capture_next(c, &skb, &ts, err, sizeof(err))) == 1) {
 		__u32 verdict;
 
+		if (capture_records(c) == 1)
+			start = ts;
+		check_interval(start, ts);
 		if (vm_run(vm, &skb, &verdict))
 			fuzz_fail("record %lu: %s", capture_records(c), vm_error(vm));
 	}

@@ -178,6 +178,19 @@ def pcapng(linktype, records, opts=b"", spb=False):
     return out
 
 
+def pcapng_offsets(offsets, records):
+    """One interface per if_tsoffset (seconds), records [(interface, us)]."""
+    out = block(0x0a0d0d0a, struct.pack("<IHHq", 0x1a2b3c4d, 1, 0, -1))
+    for off in offsets:
+        out += block(1, struct.pack("<HHI", 1, 0, 262144) +
+                     option(14, struct.pack("<q", off)) + option(0, b""))
+    for ifc, us in records:
+        us &= (1 << 64) - 1
+        out += block(6, struct.pack("<IIIII", ifc, us >> 32, us & 0xffffffff, len(TCP4),
+                                    len(TCP4)) + TCP4)
+    return out
+
+
 def sll(frame, pkttype=0):
     return struct.pack(">HHH", pkttype, 1, 6) + frame[6:12] + b"\0\0" + frame[12:]
 
@@ -212,6 +225,13 @@ def capture_seeds():
     w("tsresol.pcapng", pcapng(1, frames, option(9, b"\x09") + option(0, b"")))
     w("tsoffset.pcapng", pcapng(1, frames, option(14, struct.pack("<q", 1 << 40)) +
                                 option(0, b"")))
+    # times far apart: 570 years back and forth (once signed overflow in
+    # main.c's run_file()), an interval ending past 2262, the earliest times
+    far = 9200000000
+    w("tsoffset-back.pcapng", pcapng_offsets([far, -far], [(0, 0), (1, 0), (0, 1)]))
+    w("tsoffset-forth.pcapng", pcapng_offsets([-far, far], [(0, 0), (1, 0), (0, 1)]))
+    w("tsoffset-last.pcapng", pcapng_offsets([9223372036], [(0, 500000)]))
+    w("tsoffset-first.pcapng", pcapng_offsets([-9223372036], [(0, 0), (0, 3000000)]))
     w("sll.pcapng", pcapng(113, [sll(f) for f in frames]))
     w("raw.pcapng", pcapng(101, [TCP4[14:]]))
     w("cut.pcapng", pcapng(1, frames)[:-7])
