@@ -2,6 +2,7 @@
 /* Human, JSON Lines and CSV printers; see output.h and ebpfcount(8). */
 #include <arpa/inet.h>
 #include <limits.h>
+#include <math.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -184,20 +185,35 @@ static void human_row(struct output *o, const unsigned char *key, const char *la
 	fputc('\n', o->f);
 }
 
+/*
+ * A time as HH:MM:SS.mmm, local: rounded to the millisecond as %.3f
+ * rounds, and floored (so also before 1970).
+ */
+static void fmt_clock(double time, char *buf, size_t size)
+{
+	long long ms = (long long)floor(time * 1000 + 0.5), s = ms / 1000;
+	char hms[32];
+	time_t t;
+
+	if (ms % 1000 < 0)
+		s--;
+	t = s;
+	strftime(hms, sizeof(hms), "%H:%M:%S", localtime(&t));
+	snprintf(buf, size, "%s.%03lld", hms, ms - s * 1000);
+}
+
 static void human_header(struct output *o, const struct interval *iv)
 {
-	long long ms = (long long)(iv->time * 1000 + 0.5);	/* as %.3f rounds */
-	time_t t = ms / 1000;
-	char when[32];
+	char when[48];
 	int i;
 
-	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+	fmt_clock(iv->time, when, sizeof(when));
 	if (iv->final)
 		fprintf(o->f, "total since start: %llu packets, %llu bytes",
 			iv->total.packets, iv->total.bytes);
 	else
-		fprintf(o->f, "%s.%03d  %.3f s  %llu packets  %llu bytes", when,
-			(int)(ms % 1000), iv->secs, iv->total.packets, iv->total.bytes);
+		fprintf(o->f, "%s  %.3f s  %llu packets  %llu bytes", when, iv->secs,
+			iv->total.packets, iv->total.bytes);
 	fprintf(o->f, o->expr ? "  %s\n" : "\n", o->expr);
 	for (i = 0; i < o->q->nkeys; i++)
 		fprintf(o->f, "  %-*s", col_width(&o->q->keys[i]), o->q->keys[i].field->name);

@@ -3,6 +3,7 @@
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,7 +265,7 @@ static void link_line(const struct view *v, int y, const struct if_counters *d,
 static void header(const struct view *v, const struct frame *f)
 {
 	char buf[256], pps[24], bps[24], when[16] = "";
-	time_t t = (time_t)f->time;
+	time_t t = (time_t)floor(f->time);
 	int n;
 
 	if (f->secs > 0)

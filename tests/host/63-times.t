@@ -13,7 +13,9 @@ of nanoseconds):
   years after it is that many intervals later (the time arithmetic once
   overflowed, which made the first a gap of millions of intervals);
 - a record whose interval would end after 2262 is the one-line error
-  "time stamp out of range", exit 1, after what was counted before it.
+  "time stamp out of range", exit 1, after what was counted before it;
+- times before 1970 print floored in every format: the human header's
+  23:59:58.000 (it once printed 23:59:59.-999), JSON's and CSV's -2.000.
 """
 import json
 import os
@@ -110,11 +112,42 @@ def check_overflow(t, d):
           "record 2's interval would end past 2262: record 1 counted, then the error")
 
 
+def human_headers(out):
+    return [line for line in out.splitlines() if line and not line.startswith(" ")]
+
+
+def check_before_1970(t, d):
+    env = dict(os.environ, TZ="UTC")
+    # records at -3, -2 and -0.5 s: intervals end at -2, -1 and 0 s
+    pre = pcapng(os.path.join(d, "pre.pcapng"), [-3], [(0, 0), (0, 1000000), (0, 2500000)])
+    r = subprocess.run([EBPFCOUNT, "-r", pre, "count"], capture_output=True, text=True, env=env)
+    t.is_((r.returncode, human_headers(r.stdout)),
+          (0, ["23:59:58.000  1.000 s  1 packets  42 bytes",
+               "23:59:59.000  1.000 s  1 packets  42 bytes",
+               "00:00:00.000  1.000 s  1 packets  42 bytes",
+               "total since start: 3 packets, 126 bytes"]),
+          "human: times before 1970 floored (23:59:58.000, not 23:59:59.-999)")
+    # milliseconds: records at -99.75 and -98.5 s
+    ms = pcapng(os.path.join(d, "ms.pcapng"), [-100], [(0, 250000), (0, 1500000)])
+    r = subprocess.run([EBPFCOUNT, "-r", ms, "count"], capture_output=True, text=True, env=env)
+    t.is_((r.returncode, human_headers(r.stdout)[:2]),
+          (0, ["23:58:21.250  1.000 s  1 packets  42 bytes",
+               "23:58:22.250  1.000 s  1 packets  42 bytes"]),
+          "human: milliseconds before 1970 (23:58:21.250, not 23:58:22.-749)")
+    rc, out, err = ebpfcount(["-r", pre, "-F", "json", "count"])
+    got = (rc,) + (intervals(out) if rc == 0 else (out, err))
+    t.is_(got, (0, [(-2.0, 1), (-1.0, 1), (0.0, 1)], [(0.0, 3)]), "JSON: the same times")
+    rc, out, err = ebpfcount(["-r", ms, "-F", "csv", "count"])
+    t.is_((rc, [line.split(",")[0] for line in out.splitlines()[1:]]),
+          (0, ["-98.750"] * 3 + ["-97.750"] * 6), "CSV: the same times")
+
+
 def main():
     t = tap.Tap()
-    t.plan(4)
+    t.plan(8)
     with tempfile.TemporaryDirectory() as d:
         check_overflow(t, d)
+        check_before_1970(t, d)
     return t.done()
 
 
