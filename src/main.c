@@ -817,6 +817,38 @@ static void engine_close(struct engine *en)
 		close(en->prog);
 }
 
+/*
+ * A capture file's run of this many empty intervals or more (a time with
+ * no record) is one line, read out and handed to the monitoring once: two
+ * records 10 years apart are not 315 M lines.
+ */
+#define FILE_GAP 3
+
+/*
+ * Intervals n + 1 to n + empty of a file, from time from to time to: it
+ * has no record in them.  0, or -1 with why filled.
+ */
+static int gap(const struct options *o, struct tables *t, long n, unsigned long long empty,
+	       double from, double to, char *why, size_t size)
+{
+	struct interval iv;
+	int i, err = 0;
+
+	/* what the first of them would read, nothing new; the rest read nothing */
+	for (i = 0; !err && i < t->n; i++)
+		err = report_collect(t->r[i], &t->m[i], &iv);
+	if (err) {
+		readout_error(err, why, size);
+		return -1;
+	}
+	output_gap(&out, from, to, empty);
+	flush_output();
+	if (o->verbose)
+		fprintf(stderr, "ebpfcount: intervals %ld to %llu: no record\n", n + 1,
+			n + empty);
+	return export_totals(t, NULL, why, size);
+}
+
 /* The end of a file's interval n, in seconds (capture.h). */
 static double file_time(long long start, long long step, long n)
 {
@@ -840,7 +872,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	struct vm_skb skb;
 	char err[512] = "", why[640] = "";
 	unsigned long since = 0, every, taken = 0;
-	unsigned long long due;
+	unsigned long long due, last, empty;
 	long n = 0;
 	int ret = 0, rerr = 0, failed = 0;
 
@@ -864,12 +896,20 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 			break;
 		}
 		taken++;
-		while (!stop && !rerr && (unsigned long long)n < due &&
-		       (!o->count || n < o->count)) {
+		/* the last interval to print now; after the first, all empty */
+		last = o->count && (unsigned long long)o->count < due ? (unsigned long long)o->count
+								     : due;
+		while (!stop && !rerr && (unsigned long long)n < last) {
 			n++;
 			since = 0;	/* the readout drained the tables */
 			rerr = interval(o, &en.t, n, file_time(start, step, n), o->interval,
 					why, sizeof(why));
+			empty = last - n;
+			if (!rerr && empty >= FILE_GAP) {
+				rerr = gap(o, &en.t, n, empty, file_time(start, step, n),
+					   file_time(start, step, last), why, sizeof(why));
+				n = last;
+			}
 			every = drain_every(&en.t);
 		}
 		if (rerr || (o->count && n == o->count))

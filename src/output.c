@@ -15,6 +15,7 @@ struct printer {
 	const char *name;
 	void (*begin)(struct output *o);
 	void (*interval)(struct output *o, const struct interval *iv);
+	void (*gap)(struct output *o, double from, double to, unsigned long long n);
 	int exposition;		/* 0: -F, 1: Prometheus text 0.0.4, 2: OpenMetrics */
 };
 
@@ -244,6 +245,14 @@ static void human_interval(struct output *o, const struct interval *iv)
 	fputc('\n', o->f);
 }
 
+static void human_gap(struct output *o, double from, double to, unsigned long long n)
+{
+	char when[48];
+
+	fmt_clock(to, when, sizeof(when));
+	fprintf(o->f, "%s  %.3f s  no packets in %llu intervals\n\n", when, to - from, n);
+}
+
 /* JSON Lines */
 
 void output_json_string(FILE *f, const char *s)
@@ -309,6 +318,12 @@ static void json_interval(struct output *o, const struct interval *iv)
 	fprintf(o->f, ", ");
 	json_counter(o->f, "total", &iv->total);
 	fprintf(o->f, "}\n");
+}
+
+static void json_gap(struct output *o, double from, double to, unsigned long long n)
+{
+	fprintf(o->f, "{\"time\": %.3f, \"interval\": %.3f, \"empty_intervals\": %llu, "
+		"\"from\": %.3f, \"to\": %.3f}\n", to, to - from, n, from, to);
 }
 
 /* CSV */
@@ -392,6 +407,17 @@ static void csv_interval(struct output *o, const struct interval *iv)
 		csv_line(o, iv, "others", NULL, &rest);
 	csv_line(o, iv, "overflow", NULL, &iv->overflow);
 	csv_line(o, iv, "total", NULL, &iv->total);
+}
+
+/* No expression and no key: the count in the missing column. */
+static void csv_gap(struct output *o, double from, double to, unsigned long long n)
+{
+	int i;
+
+	fprintf(o->f, "%.3f,%.3f,0,%sempty", to, to - from, o->nx > 1 ? "," : "");
+	for (i = 0; i < o->ncols; i++)
+		fputc(',', o->f);
+	fprintf(o->f, ",%llu,0,0\n", n);
 }
 
 /*
@@ -497,13 +523,18 @@ static void no_interval(struct output *o, const struct interval *iv)
 	(void)o, (void)iv;
 }
 
+static void no_gap(struct output *o, double from, double to, unsigned long long n)
+{
+	(void)o, (void)from, (void)to, (void)n;
+}
+
 static const struct printer printers[] = {
-	{ "human", no_begin, human_interval, 0 },
-	{ "json", no_begin, json_interval, 0 },
-	{ "csv", csv_begin, csv_interval, 0 },
-	{ "none", no_begin, no_interval, 0 },
-	{ "prometheus", no_begin, expo_interval, 1 },
-	{ "openmetrics", no_begin, expo_interval, 2 },
+	{ "human", no_begin, human_interval, human_gap, 0 },
+	{ "json", no_begin, json_interval, json_gap, 0 },
+	{ "csv", csv_begin, csv_interval, csv_gap, 0 },
+	{ "none", no_begin, no_interval, no_gap, 0 },
+	{ "prometheus", no_begin, expo_interval, no_gap, 1 },
+	{ "openmetrics", no_begin, expo_interval, no_gap, 2 },
 };
 
 static int init(struct output *o, const char *format, int exposition)
@@ -554,6 +585,12 @@ void output_interval(struct output *o, const struct interval *iv)
 			o->p->interval(o, &iv[i]);
 		}
 	}
+	fflush(o->f);
+}
+
+void output_gap(struct output *o, double from, double to, unsigned long long n)
+{
+	o->p->gap(o, from, to, n);
 	fflush(o->f);
 }
 

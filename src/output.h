@@ -46,6 +46,11 @@ void output_init_exposition(struct output *o, int openmetrics);
 void output_begin(struct output *o);
 /* The intervals iv[0..o->nx) of the expressions, in their order. */
 void output_interval(struct output *o, const struct interval *iv);
+/*
+ * n intervals from time from to time to in which a capture file has no
+ * record, in one line (the expositions have none).
+ */
+void output_gap(struct output *o, double from, double to, unsigned long long n);
 /* Print what follows (output_key_text()) for expression i. */
 void output_select(struct output *o, int i);
 /*

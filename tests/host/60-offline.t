@@ -285,7 +285,11 @@ def parse_csv(text, expr):
         if cur is None:
             cur = {"time": c[0], "final": c[2] == "1", "rows": {}}
         counts = [int(c[-2]), int(c[-1])]
-        if c[3] == "row":
+        if c[3] == "empty":     # a run of empty intervals: their number in missing
+            ivs += [{"time": None, "final": False, "rows": {}, "overflow": [0, 0],
+                     "total": [0, 0]} for _ in range(int(c[-3]))]
+            cur = None
+        elif c[3] == "row":
             key = tuple(v if v != "" else "-" for v in c[4:4 + nkeys]) + (c[4 + nkeys],)
             add_row(cur["rows"], key, counts)
         elif c[3] == "overflow":
@@ -443,7 +447,12 @@ def model_intervals(recs, step_ns, count=None):
 
 
 def interval_counts(text):
-    ivs = [json.loads(line) for line in text.splitlines()]
+    ivs = []
+    for line in text.splitlines():
+        o = json.loads(line)
+        # a run of empty intervals is one object: as many empty intervals
+        ivs += [{"total": {"packets": 0, "bytes": 0}}] * o.get("empty_intervals", 1) \
+            if "empty_intervals" in o else [o]
     per = [(o["total"]["packets"], o["total"]["bytes"]) for o in ivs if not o.get("final")]
     fin = [(o["total"]["packets"], o["total"]["bytes"]) for o in ivs if o.get("final")]
     return per, fin, ivs

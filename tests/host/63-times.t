@@ -15,10 +15,16 @@ of nanoseconds):
 - a record whose interval would end after 2262 is the one-line error
   "time stamp out of range", exit 1, after what was counted before it;
 - times before 1970 print floored in every format: the human header's
-  23:59:58.000 (it once printed 23:59:59.-999), JSON's and CSV's -2.000.
+  23:59:58.000 (it once printed 23:59:59.-999), JSON's and CSV's -2.000;
+- a run of 3 or more intervals with no record is one line in each format
+  (human, JSON, CSV; 2 print as usual), and one write of --textfile: two
+  records 10 years apart (once 315 M lines) take well under a second, the
+  totals exact, -c counts the run's intervals, several expressions share
+  the line.
 """
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -61,15 +67,20 @@ def pcapng(path, offsets, records):
     return path
 
 
-def ebpfcount(args, timeout=20):
-    """(exit status, stdout, stderr); status None if it ran out of time."""
-    try:
-        r = subprocess.run([EBPFCOUNT] + args, capture_output=True, text=True,
-                           timeout=timeout)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if e.stdout else ""
-        return None, out, "(killed after %d s, %d lines out)" % (timeout, out.count("\n"))
-    return r.returncode, r.stdout, r.stderr
+def ebpfcount(args, timeout=10, env=None):
+    """(exit status, stdout, stderr); status None if it ran out of time
+    (then stdout's last 64 KiB)."""
+    with tempfile.TemporaryFile() as f:
+        try:
+            r = subprocess.run([EBPFCOUNT] + args, stdout=f, stderr=subprocess.PIPE,
+                               text=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - 65536))
+            return None, f.read().decode(errors="replace"), \
+                "(killed after %d s, %d bytes out)" % (timeout, size)
+        f.seek(0)
+        return r.returncode, f.read().decode(), r.stderr
 
 
 def intervals(out):
@@ -120,8 +131,8 @@ def check_before_1970(t, d):
     env = dict(os.environ, TZ="UTC")
     # records at -3, -2 and -0.5 s: intervals end at -2, -1 and 0 s
     pre = pcapng(os.path.join(d, "pre.pcapng"), [-3], [(0, 0), (0, 1000000), (0, 2500000)])
-    r = subprocess.run([EBPFCOUNT, "-r", pre, "count"], capture_output=True, text=True, env=env)
-    t.is_((r.returncode, human_headers(r.stdout)),
+    rc, out, err = ebpfcount(["-r", pre, "count"], env=env)
+    t.is_((rc, human_headers(out)),
           (0, ["23:59:58.000  1.000 s  1 packets  42 bytes",
                "23:59:59.000  1.000 s  1 packets  42 bytes",
                "00:00:00.000  1.000 s  1 packets  42 bytes",
@@ -129,8 +140,8 @@ def check_before_1970(t, d):
           "human: times before 1970 floored (23:59:58.000, not 23:59:59.-999)")
     # milliseconds: records at -99.75 and -98.5 s
     ms = pcapng(os.path.join(d, "ms.pcapng"), [-100], [(0, 250000), (0, 1500000)])
-    r = subprocess.run([EBPFCOUNT, "-r", ms, "count"], capture_output=True, text=True, env=env)
-    t.is_((r.returncode, human_headers(r.stdout)[:2]),
+    rc, out, err = ebpfcount(["-r", ms, "count"], env=env)
+    t.is_((rc, human_headers(out)[:2]),
           (0, ["23:58:21.250  1.000 s  1 packets  42 bytes",
                "23:58:22.250  1.000 s  1 packets  42 bytes"]),
           "human: milliseconds before 1970 (23:58:21.250, not 23:58:22.-749)")
@@ -142,12 +153,78 @@ def check_before_1970(t, d):
           (0, ["-98.750"] * 3 + ["-97.750"] * 6), "CSV: the same times")
 
 
+T0 = 1700000000                 # 2023-11-14 22:13:20 UTC
+DECADE = 3650 * 86400
+
+
+def check_gaps(t, d):
+    env = dict(os.environ, TZ="UTC")
+    ten = pcapng(os.path.join(d, "ten.pcapng"), [T0], [(0, 0), (0, DECADE * 1000000)])
+    n = DECADE - 1              # intervals 2 to DECADE
+    rc, out, err = ebpfcount(["-r", ten, "-F", "json", "count"])
+    objs = [json.loads(line) for line in out.splitlines()] if rc == 0 else [out[-300:], err]
+    t.is_(objs[1:2], [{"time": T0 + DECADE, "interval": n, "empty_intervals": n,
+                       "from": T0 + 1, "to": T0 + DECADE}],
+          "JSON: 10 years without a record are one object")
+    t.is_([(o["time"], o["total"]["packets"], o.get("final", False)) for o in objs
+           if isinstance(o, dict) and "total" in o],
+          [(T0 + 1, 1, False), (T0 + DECADE + 1, 1, False), (T0 + DECADE + 1, 2, True)],
+          "JSON: the intervals of the two records around it, the totals exact")
+    rc, out, err = ebpfcount(["-r", ten, "-F", "csv", "count"])
+    lines = out.splitlines() if rc == 0 else [out[-300:], err]
+    t.is_(lines[4:5], ["%d.000,%d.000,0,empty,%d,0,0" % (T0 + DECADE, n, n)],
+          "CSV: one row of kind empty, its count in the missing column")
+    t.is_([x for x in lines if ",total," in x][-1:],
+          ["%d.000,%d.000,1,total,,2,84" % (T0 + DECADE + 1, DECADE + 1)], "CSV: the totals exact")
+    rc, out, err = ebpfcount(["-r", ten, "count"], env=env)
+    t.is_((rc, human_headers(out) if rc == 0 else [err]),
+          (0, ["22:13:21.000  1.000 s  1 packets  42 bytes",
+               "22:13:20.000  %d.000 s  no packets in %d intervals" % (n, n),
+               "22:13:21.000  1.000 s  1 packets  42 bytes",
+               "total since start: 2 packets, 84 bytes"]), "human: one line")
+    # the bound: 2 empty intervals print, 3 are one line
+    for gap, want in ((3, [1, 0, 0, 1]), (4, [1, None, 1])):
+        f = pcapng(os.path.join(d, "gap%d.pcapng" % gap), [T0], [(0, 0), (0, gap * 1000000)])
+        rc, out, err = ebpfcount(["-r", f, "-F", "json", "count"])
+        got = [json.loads(x) for x in out.splitlines()] if rc == 0 else [err]
+        got = [o["total"]["packets"] if "total" in o else None for o in got[:-1]]
+        t.is_(got, want, "records %d s apart: %s" % (
+            gap, "2 empty intervals print" if gap == 3 else "3 empty intervals are one line"))
+    # -c: the run counts as its intervals
+    rc, out, err = ebpfcount(["-r", ten, "-c", "5", "-F", "json", "count"])
+    got = [json.loads(x) for x in out.splitlines()] if rc == 0 else [err]
+    t.is_([(o.get("empty_intervals"), o.get("final", False), o["time"]) for o in got],
+          [(None, False, T0 + 1), (4, False, T0 + 5), (None, True, T0 + 5)],
+          "-c 5: the first interval, a run of 4, the final")
+    # several expressions: one line for all, no expr
+    rc, out, err = ebpfcount(["-r", ten, "-F", "csv", "-e", "count", "-e", "count by ip.proto"])
+    lines = out.splitlines() if rc == 0 else [err]
+    t.is_([x for x in lines if ",empty," in x],
+          ["%d.000,%d.000,0,,empty,,%d,0,0" % (T0 + DECADE, n, n)],
+          "-e twice: one empty row, its expr column empty")
+    # --textfile: written once for the run (a day: once 86,400 times)
+    day = pcapng(os.path.join(d, "day.pcapng"), [T0], [(0, 0), (0, 86400 * 1000000)])
+    prom, log = os.path.join(d, "m.prom"), os.path.join(d, "strace.log")
+    p = subprocess.Popen(["strace", "-f", "-qq", "-e", "trace=rename,renameat,renameat2",
+                          "-o", log, EBPFCOUNT, "-r", day, "-F", "none", "--textfile", prom,
+                          "count"], stdout=subprocess.DEVNULL, start_new_session=True)
+    try:
+        got = (p.wait(timeout=20), open(log).read().count("rename"))
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)    # strace and ebpfcount
+        p.wait()
+        got = (None, "killed after 20 s, %d writes" % open(log).read().count("rename"))
+    t.is_(got, (0, 5), "--textfile over a day's gap: written 5 times "
+          "(start, the first interval, the run, the last, the final)")
+
+
 def main():
     t = tap.Tap()
-    t.plan(8)
+    t.plan(18)
     with tempfile.TemporaryDirectory() as d:
         check_overflow(t, d)
         check_before_1970(t, d)
+        check_gaps(t, d)
     return t.done()
 
 
