@@ -234,25 +234,43 @@ static _Noreturn void bad_value(const char *fmt, ...)
 	exit(2);
 }
 
+/*
+ * Is s a decimal number as tcpdump's options want them: digits and, if
+ * dot, one '.'?  No blank, sign, hex, exponent, inf or nan, which strtol()
+ * and strtod() would take.
+ */
+static int decimal(const char *s, int dot)
+{
+	int digits = 0;
+
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			digits++;
+		else if (*s == '.' && dot)
+			dot = 0;
+		else
+			return 0;
+	}
+	return digits > 0;
+}
+
 /* A whole number from min to max: anything else is a usage error. */
 static long parse_long(const char *s, const char *opt, long min, long max)
 {
-	char *end;
 	long v;
 
 	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || end == s || v < min || v > max)
+	v = strtol(s, NULL, 10);
+	if (!decimal(s, 0) || errno || v < min || v > max)
 		bad_value("%s wants a whole number from %ld to %ld, not '%s'", opt, min, max, s);
 	return v;
 }
 
 static double parse_secs(const char *s)
 {
-	char *end;
-	double v = strtod(s, &end);
+	double v = strtod(s, NULL);
 
-	if (*end || end == s || !isfinite(v) || v < 0.01 || v > 86400)
+	if (!decimal(s, 1) || v < 0.01 || v > 86400)
 		bad_value("-I wants seconds from 0.01 to 86400, not '%s'", s);
 	return v;
 }

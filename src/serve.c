@@ -39,7 +39,7 @@ int serve_parse(const char *spec, char *host, size_t hostlen, char *port, size_t
 	}
 	p = p ? p + 1 : spec;
 	v = strtol(p, &end, 10);
-	if (*end || end == p || *p == '+' || *p == '-' || v < 1 || v > 65535 ||
+	if (*end || end == p || *p < '0' || *p > '9' || v < 1 || v > 65535 ||
 	    n >= hostlen || strlen(p) >= portlen)
 		return -1;
 	memcpy(host, h, n);

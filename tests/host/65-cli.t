@@ -45,13 +45,29 @@ bad=(
 	"--top 0|--top wants a whole number from 1 to 2147483647, not '0'"
 	"-I 0|-I wants seconds from 0.01 to 86400, not '0'"
 	"-I nan|-I wants seconds from 0.01 to 86400, not 'nan'"
+	"-I 0x1p-3|-I wants seconds from 0.01 to 86400, not '0x1p-3'"
+	"-I 1e-1|-I wants seconds from 0.01 to 86400, not '1e-1'"
+	"-I +1|-I wants seconds from 0.01 to 86400, not '+1'"
+	"-I .|-I wants seconds from 0.01 to 86400, not '.'"
+	"-c 0x10|-c wants a whole number from 1 to 2147483647, not '0x10'"
+	"-c +5|-c wants a whole number from 1 to 2147483647, not '+5'"
+	"--top 1e3|--top wants a whole number from 1 to 2147483647, not '1e3'"
+	"--max-keys 0x400|--max-keys wants a whole number from 1 to 1048576, not '0x400'"
 	"-F xml|-F is human, json, csv or none, not 'xml'"
 	"--listen 0|--listen wants [ADDR:]PORT, PORT from 1 to 65535 and an IPv6 ADDR in brackets, not '0'"
 	"--listen ::1:80|--listen wants [ADDR:]PORT, PORT from 1 to 65535 and an IPv6 ADDR in brackets, not '::1:80'"
 	"--textfile=|--textfile wants a file name"
 	"--engine gpu|--engine is user or kernel, not 'gpu'"
 )
-plan $((${#bad[@]} + 13))
+# Strict decimal, as tcpdump's: no blank around a number either.
+blank=(
+	"-c| 5|-c wants a whole number from 1 to 2147483647"
+	"-c|5 |-c wants a whole number from 1 to 2147483647"
+	"-I| 0.5|-I wants seconds from 0.01 to 86400"
+	"--top|	3|--top wants a whole number from 1 to 2147483647"
+	"--listen| 9108|--listen wants [ADDR:]PORT, PORT from 1 to 65535 and an IPv6 ADDR in brackets"
+)
+plan $((${#bad[@]} + ${#blank[@]} + 14))
 
 for b in "${bad[@]}"; do
 	opt=${b%%|*} want=${b#*|}
@@ -60,6 +76,15 @@ for b in "${bad[@]}"; do
 	rc=$?
 	is "$rc:$err" "2:ebpfcount: $want (see ebpfcount -h)" "$opt: usage error, exit 2"
 done
+for b in "${blank[@]}"; do
+	IFS='|' read -r opt val want <<<"$b"
+	err=$("$E" "$opt" "$val" -r "$tmp/small.pcap" count 2>&1 >/dev/null)
+	rc=$?
+	is "$rc:$err" "2:ebpfcount: $want, not '$val' (see ebpfcount -h)" \
+		"$opt '$val': usage error, exit 2"
+done
+out=$("$E" -c 2 -I .5 --top 010 --max-keys 1024 -r "$tmp/small.pcap" -F csv count 2>&1)
+is "$?:$(echo "$out" | grep -c ',total,')" "0:2" "decimal numbers: -c 2 -I .5 --top 010 --max-keys 1024"
 
 out=$("$E" --max-keys 1048576 -r "$tmp/small.pcap" -F csv 'count by udp.srcport' 2>&1)
 rc=$?

@@ -29,6 +29,9 @@ static const struct {
 	{ "[]:80", NULL, NULL },
 	{ "[::1:80", NULL, NULL },
 	{ "99999999999999999999", NULL, NULL },
+	{ " 80", NULL, NULL },
+	{ "127.0.0.1: 80", NULL, NULL },
+	{ "0x50", NULL, NULL },
 };
 
 int main(void)
