@@ -203,6 +203,22 @@ static void fmt_clock(double time, char *buf, size_t size)
 	snprintf(buf, size, "%s.%03lld", hms, ms - s * 1000);
 }
 
+/* s on one line: control characters escaped (\n, \r, \t, \xHH), as JSON,
+ * CSV and the expositions escape or quote them. */
+static void human_string(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '\n' || c == '\r' || c == '\t')
+			fprintf(f, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
 static void human_header(struct output *o, const struct interval *iv)
 {
 	char when[48];
@@ -215,7 +231,11 @@ static void human_header(struct output *o, const struct interval *iv)
 	else
 		fprintf(o->f, "%s  %.3f s  %llu packets  %llu bytes", when, iv->secs,
 			iv->total.packets, iv->total.bytes);
-	fprintf(o->f, o->expr ? "  %s\n" : "\n", o->expr);
+	if (o->expr) {
+		fputs("  ", o->f);
+		human_string(o->f, o->expr);
+	}
+	fputc('\n', o->f);
 	for (i = 0; i < o->q->nkeys; i++)
 		fprintf(o->f, "  %-*s", col_width(&o->q->keys[i]), o->q->keys[i].field->name);
 	if (!o->q->nkeys)

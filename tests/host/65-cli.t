@@ -67,7 +67,7 @@ blank=(
 	"--top|	3|--top wants a whole number from 1 to 2147483647"
 	"--listen| 9108|--listen wants [ADDR:]PORT, PORT from 1 to 65535 and an IPv6 ADDR in brackets"
 )
-plan $((${#bad[@]} + ${#blank[@]} + 14))
+plan $((${#bad[@]} + ${#blank[@]} + 15))
 
 for b in "${bad[@]}"; do
 	opt=${b%%|*} want=${b#*|}
@@ -89,6 +89,13 @@ is "$?:$(echo "$out" | grep -c ',total,')" "0:2" "decimal numbers: -c 2 -I .5 --
 out=$("$E" --max-keys 1048576 -r "$tmp/small.pcap" -F csv 'count by udp.srcport' 2>&1)
 rc=$?
 is "$rc:$(echo "$out" | grep -c ',1,60$')" "0:6" "--max-keys at its bound counts (3 rows, twice)"
+
+# A line break in an expression: escaped in the human header (as JSON, CSV
+# and Prometheus escape or quote it), which stays one line.
+out=$("$E" -r "$tmp/small.pcap" -c 1 -e count -e "count by udp.srcport
+	where udp" 2>&1)
+is "$?:$(echo "$out" | grep -c '^[0-9:.]*  1\.000 s  3 packets  180 bytes  count by udp\.srcport\\n\\twhere udp$'):$(echo "$out" | grep -c 'where'):$(echo "$out" | grep -c 'srcport\\n\\twhere udp$')" \
+	"0:1:2:2" "-e with a line break and a tab: escaped in the human header (\\n, \\t)"
 
 # Standard output on a full device: one line, exit 1.
 for f in human json csv; do
