@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -46,6 +47,70 @@ int serve_parse(const char *spec, char *host, size_t hostlen, char *port, size_t
 	host[n] = '\0';
 	snprintf(port, portlen, "%ld", v);
 	return 0;
+}
+
+/* [s, s + *n) without the blanks around it. */
+static const char *trim(const char *s, size_t *n)
+{
+	while (*n && (*s == ' ' || *s == '\t'))
+		s++, (*n)--;
+	while (*n && (s[*n - 1] == ' ' || s[*n - 1] == '\t'))
+		(*n)--;
+	return s;
+}
+
+static int is(const char *s, size_t n, const char *word)
+{
+	return n == strlen(word) && !strncasecmp(s, word, n);
+}
+
+/*
+ * A media range's quality: its q parameter (RFC 9110: 0 to 1, 0 not
+ * acceptable), 1 without one, 0 for a bad one.  s: the parameters, from
+ * the first ';' up to the range's end.
+ */
+static double quality(const char *s, const char *end)
+{
+	double q = 1;
+
+	while (s < end && *s == ';') {
+		size_t n = strcspn(++s, ";,");
+		const char *p = trim(s, &n);
+		char *qend;
+
+		if (n >= 2 && (*p == 'q' || *p == 'Q') && p[1] == '=') {
+			q = strtod(p + 2, &qend);
+			if (qend != p + n || p[2] < '0' || p[2] > '9' || !(q >= 0 && q <= 1))
+				return 0;
+		}
+		s += strcspn(s, ";,");
+	}
+	return q;
+}
+
+/*
+ * The best quality given OpenMetrics against the best given the text
+ * format (text/plain, or the wildcards text/STAR and STAR/STAR); a tie
+ * goes to OpenMetrics, which the scraper named.
+ */
+int serve_openmetrics(const char *accept)
+{
+	double om = 0, text = 0, q;
+	const char *s = accept, *end;
+	size_t n;
+
+	while (s && *s) {
+		end = s + strcspn(s, ",");
+		n = strcspn(s, ";,");
+		q = quality(s + n, end);
+		s = trim(s, &n);
+		if (is(s, n, "application/openmetrics-text"))
+			om = q > om ? q : om;
+		else if (is(s, n, "text/plain") || is(s, n, "text/*") || is(s, n, "*/*"))
+			text = q > text ? q : text;
+		s = *end ? end + 1 : end;
+	}
+	return om > 0 && om >= text;
 }
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
@@ -89,7 +154,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", not_found, strlen(not_found),
 			     MHD_RESPMEM_PERSISTENT);
 	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	om = accept && strstr(accept, "application/openmetrics-text");
+	om = serve_openmetrics(accept);
 	text = metrics_text(cls, om, &len);
 	if (!text)	/* none yet, or no memory */
 		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", not_yet,

@@ -2,7 +2,7 @@
 /*
  * GET /metrics over HTTP for Prometheus (libmicrohttpd, on a thread of
  * its own): the last exposition of metrics.h, in OpenMetrics when the
- * scraper asks for it (Accept: application/openmetrics-text), else in
+ * scraper prefers it (Accept: application/openmetrics-text), else in
  * the text format 0.0.4.
  */
 #ifndef EBPFCOUNT_SERVE_H
@@ -19,6 +19,11 @@ struct serve;
  * address) and port; -1 if it is not of that form.
  */
 int serve_parse(const char *spec, char *host, size_t hostlen, char *port, size_t portlen);
+/*
+ * Does a request's Accept header (or NULL) choose OpenMetrics over the
+ * text format?  By the media ranges' quality: q=0 is "not acceptable".
+ */
+int serve_openmetrics(const char *accept);
 /* Listen on host:port; NULL with err filled on failure. */
 struct serve *serve_listen(const char *host, const char *port, char *err, size_t errlen);
 /*
