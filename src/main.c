@@ -144,6 +144,7 @@ static void usage(FILE *f)
 		"  --max-keys N  bound the keys per interval; keys that do not fit count as overflow\n"
 		"  --listen [ADDR:]PORT\n"
 		"                serve the totals to Prometheus at http://ADDR:PORT/metrics\n"
+		"                (no ADDR: 127.0.0.1 and ::1 only; [::] for every address)\n"
 		"  --textfile PATH\n"
 		"                write the totals for Prometheus to PATH at every interval\n"
 		"  -Z USER       once set up, run as USER (every capability is dropped anyway)\n"

@@ -14,9 +14,11 @@
 
 #include "serve.h"
 
+/* A server per listening socket: libmicrohttpd takes one each. */
 struct serve {
-	struct MHD_Daemon *d;
-	int fd;
+	int n;
+	struct MHD_Daemon *d[2];
+	int fd[2];
 };
 
 static const char *const content_types[] = {
@@ -162,22 +164,20 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	return reply(c, MHD_HTTP_OK, content_types[om], text, len, MHD_RESPMEM_MUST_FREE);
 }
 
-/* A listening socket on host:port, every address if host is "" (IPv6 and
- * IPv4 when it can); -1 with err filled. */
+/*
+ * A listening socket on host:port (an IPv6 address of every address, ::,
+ * takes IPv4 too); -1 with err filled and errno set.
+ */
 static int listen_on(const char *host, const char *port, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *res, *ai;
-	int fd = -1, e = 0, one = 1, zero = 0;
+	int fd = -1, e, one = 1, zero = 0;
 
-	hints.ai_family = *host ? AF_UNSPEC : AF_INET6;
-	e = getaddrinfo(*host ? host : NULL, port, &hints, &res);
-	if (e && !*host) {
-		hints.ai_family = AF_INET;
-		e = getaddrinfo(NULL, port, &hints, &res);
-	}
+	e = getaddrinfo(host, port, &hints, &res);
 	if (e) {
 		snprintf(err, errlen, "--listen %s: %s", host, gai_strerror(e));
+		errno = EINVAL;
 		return -1;
 	}
 	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
@@ -196,24 +196,37 @@ static int listen_on(const char *host, const char *port, char *err, size_t errle
 		}
 	}
 	freeaddrinfo(res);
-	if (fd < 0 && !*host && e == EAFNOSUPPORT)	/* no IPv6 */
-		return listen_on("0.0.0.0", port, err, errlen);
-	if (fd < 0)
-		snprintf(err, errlen, "cannot listen on %s%sport %s: %s", host, *host ? " " : "",
-			 port, strerror(e));
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot listen on %s port %s: %s", host, port, strerror(e));
+		errno = e;
+	}
 	return fd;
 }
 
 struct serve *serve_listen(const char *host, const char *port, char *err, size_t errlen)
 {
 	struct serve *s = calloc(1, sizeof(*s));
+	char why[256];
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	s->fd = listen_on(host, port, err, errlen);
-	if (s->fd < 0) {
+	/* no address: the loopback ones, 127.0.0.1 and ::1 if there is IPv6 */
+	s->fd[0] = listen_on(*host ? host : "127.0.0.1", port, err, errlen);
+	if (s->fd[0] < 0) {
+		free(s);
+		return NULL;
+	}
+	s->n = 1;
+	if (*host)
+		return s;
+	s->fd[1] = listen_on("::1", port, why, sizeof(why));
+	if (s->fd[1] >= 0) {
+		s->n = 2;
+	} else if (errno != EAFNOSUPPORT && errno != EADDRNOTAVAIL) {
+		snprintf(err, errlen, "%s", why);
+		close(s->fd[0]);
 		free(s);
 		return NULL;
 	}
@@ -223,16 +236,21 @@ struct serve *serve_listen(const char *host, const char *port, char *err, size_t
 int serve_start(struct serve *s, struct metrics *m, char *err, size_t errlen)
 {
 	sigset_t all, old;
+	int i;
 
-	/* The server's thread takes no signal: they are the main thread's. */
+	/* The servers' threads take no signal: they are the main thread's. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	s->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, m,
-				MHD_OPTION_LISTEN_SOCKET, s->fd,
-				MHD_OPTION_CONNECTION_LIMIT, 16U,
-				MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
+	for (i = 0; i < s->n; i++) {
+		s->d[i] = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, m,
+					   MHD_OPTION_LISTEN_SOCKET, s->fd[i],
+					   MHD_OPTION_CONNECTION_LIMIT, 16U,
+					   MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
+		if (!s->d[i])
+			break;
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!s->d) {
+	if (i < s->n) {
 		snprintf(err, errlen, "cannot start the HTTP server for --listen");
 		return -1;
 	}
@@ -241,11 +259,15 @@ int serve_start(struct serve *s, struct metrics *m, char *err, size_t errlen)
 
 void serve_stop(struct serve *s)
 {
+	int i;
+
 	if (!s)
 		return;
-	if (s->d)
-		MHD_stop_daemon(s->d);	/* closes the listening socket */
-	else
-		close(s->fd);
+	for (i = 0; i < s->n; i++) {
+		if (s->d[i])
+			MHD_stop_daemon(s->d[i]);	/* closes the listening socket */
+		else
+			close(s->fd[i]);
+	}
 	free(s);
 }

@@ -15,8 +15,8 @@
 struct serve;
 
 /*
- * Split "[ADDR:]PORT" (an IPv6 ADDR in brackets) into host ("" for every
- * address) and port; -1 if it is not of that form.
+ * Split "[ADDR:]PORT" (an IPv6 ADDR in brackets) into host ("" when there
+ * is none) and port; -1 if it is not of that form.
  */
 int serve_parse(const char *spec, char *host, size_t hostlen, char *port, size_t portlen);
 /*
@@ -24,7 +24,11 @@ int serve_parse(const char *spec, char *host, size_t hostlen, char *port, size_t
  * text format?  By the media ranges' quality: q=0 is "not acceptable".
  */
 int serve_openmetrics(const char *accept);
-/* Listen on host:port; NULL with err filled on failure. */
+/*
+ * Listen on host:port; host "": on the loopback addresses only, 127.0.0.1
+ * and ::1 (if the host has IPv6); every address wants one said, 0.0.0.0
+ * or :: (which takes IPv4 too).  NULL with err filled on failure.
+ */
 struct serve *serve_listen(const char *host, const char *port, char *err, size_t errlen);
 /*
  * Serve m there, from a thread of its own, which starts with this one's

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of tests/vm/75-prometheus.t: ebpfcount --listen 9108, two
+# Guest side of tests/vm/75-prometheus.t: ebpfcount --listen 0.0.0.0:9108
+# (the host reaches it through eth1; --listen PORT alone is loopback only,
+# checked with a second ebpfcount on lo, port 9110), two
 # expressions in one program (-e), on one end of a veth pair whose name needs escaping in a label value
 # (v"a\b), 300 + 200 crafted UDP frames sent into the other end; the host
 # scrapes it with a real Prometheus.  /sent on port 9109 says when the
@@ -7,7 +9,7 @@
 # the final totals must be the frames sent.
 . /tests/tap.sh
 . /tests/guest/lib.sh
-plan 7
+plan 10
 
 M=52:54:00:12:34:77
 VA='v"a\b'
@@ -21,7 +23,7 @@ chmod 755 $www/cgi-bin/done
 httpd -f -p 9109 -h $www &
 httpd=$!
 
-ebpfcount -i "$VA" -F json --listen 9108 --textfile /tmp/m.prom \
+ebpfcount -i "$VA" -F json --listen 0.0.0.0:9108 --textfile /tmp/m.prom \
 	-e "count by udp.dstport where ether src $M" -e "count by ip.proto where ether src $M" \
 	>/tmp/out.json 2>/tmp/err &
 pid=$!
@@ -31,6 +33,22 @@ ok "ebpfcount serves /metrics in the guest" retry 60 \
 is "$(ls /proc/$pid/task | wc -l):$(grep -h '^Cap[EPB][fnr][fmd]' /proc/$pid/task/*/status | sort -u | tr -s '\t\n' '  ')" \
 	"2:CapBnd: 0000000000000000 CapEff: 0000000000000000 CapPrm: 0000000000000000 " \
 	"both threads (main, HTTP server) without capabilities"
+# --listen PORT: 127.0.0.1 and ::1 (if lo has it), nothing else
+ebpfcount -i lo -F none --listen 9110 count 2>/tmp/lo.err &
+lo=$!
+ok "--listen 9110 serves /metrics on 127.0.0.1" retry 60 \
+	sh -c "timeout 10 wget -q -O - http://127.0.0.1:9110/metrics | grep -q '^ebpfcount_keys '"
+out=$(timeout 10 wget -q -O - http://198.19.0.15:9110/metrics 2>&1)
+case $out in *"Connection refused"*) r=0 ;; *) r=1; diag "wget: $out" ;; esac
+_tap_result $r "--listen 9110: not on eth1's address (connection refused)"
+# the listening sockets of port 9110 (0x2396): /proc/net/tcp{,6} state 0A
+want="0100007F:2396"
+grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2>/dev/null &&
+	want="$want 00000000000000000000000001000000:2396"
+is "$(awk '$4 == "0A" && $2 ~ /:2396$/ { print $2 }' /proc/net/tcp /proc/net/tcp6 2>/dev/null | tr '\n' ' ')" \
+	"$want " "--listen 9110 listens on the loopback addresses only ($want)"
+kill -INT $lo
+wait $lo
 dst=$(cat "/sys/class/net/$VA/address")
 craft -q -i vb -c 300 "udp4,smac=$M,dmac=$dst,dport=7000"
 craft -q -i vb -c 200 "udp4,smac=$M,dmac=$dst,dport=7001"
