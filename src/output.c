@@ -394,6 +394,24 @@ static void csv_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* One line of csv_begin()'s columns; cols NULL: no key. */
+static void csv_fields(struct output *o, double time, double secs, int final, const char *expr,
+		       const char *kind, char (*cols)[64], const char *missing,
+		       const struct counter *c)
+{
+	int i;
+
+	fprintf(o->f, "%.3f,%.3f,%d,", time, secs, final);
+	if (o->nx > 1) {
+		csv_string(o->f, expr);
+		fputc(',', o->f);
+	}
+	fputs(kind, o->f);
+	for (i = 0; i < o->ncols; i++)
+		fprintf(o->f, ",%s", cols ? cols[i] : "");
+	fprintf(o->f, ",%s,%llu,%llu\n", missing, c->packets, c->bytes);
+}
+
 static void csv_line(struct output *o, const struct interval *iv, const char *kind,
 		     const unsigned char *key, const struct counter *c)
 {
@@ -401,19 +419,12 @@ static void csv_line(struct output *o, const struct interval *iv, const char *ki
 	char buf[MAX_EXPRS * MAX_KEYS][64];
 	int i;
 
-	fprintf(o->f, "%.3f,%.3f,%d,", iv->time, iv->secs, iv->final);
-	if (o->expr) {
-		csv_string(o->f, o->expr);
-		fputc(',', o->f);
-	}
-	fputs(kind, o->f);
 	for (i = 0; i < o->ncols; i++)
 		buf[i][0] = '\0';
 	for (i = 0; key && i < o->q->nkeys; i++)
 		key_text(o, i, key, STYLE_CSV, buf[o->col[o->cur][i]], sizeof(buf[0]));
-	for (i = 0; i < o->ncols; i++)
-		fprintf(o->f, ",%s", buf[i]);
-	fprintf(o->f, ",%s,%llu,%llu\n", missing ? missing : "", c->packets, c->bytes);
+	csv_fields(o, iv->time, iv->secs, iv->final, o->expr, kind, buf, missing ? missing : "",
+		   c);
 }
 
 static void csv_interval(struct output *o, const struct interval *iv)
@@ -432,12 +443,10 @@ static void csv_interval(struct output *o, const struct interval *iv)
 /* No expression and no key: the count in the missing column. */
 static void csv_gap(struct output *o, double from, double to, unsigned long long n)
 {
-	int i;
+	char count[24];
 
-	fprintf(o->f, "%.3f,%.3f,0,%sempty", to, to - from, o->nx > 1 ? "," : "");
-	for (i = 0; i < o->ncols; i++)
-		fputc(',', o->f);
-	fprintf(o->f, ",%llu,0,0\n", n);
+	snprintf(count, sizeof(count), "%llu", n);
+	csv_fields(o, to, to - from, 0, "", "empty", NULL, count, &(struct counter){ 0 });
 }
 
 /*
