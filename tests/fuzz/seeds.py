@@ -178,16 +178,17 @@ def pcapng(linktype, records, opts=b"", spb=False):
     return out
 
 
-def pcapng_offsets(offsets, records):
-    """One interface per if_tsoffset (seconds), records [(interface, us)]."""
+def pcapng_offsets(offsets, records, frame=TCP4):
+    """One interface per if_tsoffset (seconds), records [(interface, us)],
+    each frame (tests/host/63-times.t writes its files with it too)."""
     out = block(0x0a0d0d0a, struct.pack("<IHHq", 0x1a2b3c4d, 1, 0, -1))
     for off in offsets:
         out += block(1, struct.pack("<HHI", 1, 0, 262144) +
                      option(14, struct.pack("<q", off)) + option(0, b""))
     for ifc, us in records:
         us &= (1 << 64) - 1
-        out += block(6, struct.pack("<IIIII", ifc, us >> 32, us & 0xffffffff, len(TCP4),
-                                    len(TCP4)) + TCP4)
+        out += block(6, struct.pack("<IIIII", ifc, us >> 32, us & 0xffffffff, len(frame),
+                                    len(frame)) + frame)
     return out
 
 

@@ -25,13 +25,14 @@ of nanoseconds):
 import json
 import os
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests"))
+sys.path.insert(0, os.path.join(TOP, "tests", "fuzz"))
+import seeds  # noqa: E402  (the capture fuzzer's pcapng writer)
 import tap  # noqa: E402
 
 EBPFCOUNT = os.path.join(TOP, "build/bin/ebpfcount")
@@ -39,31 +40,13 @@ FAR = 9200000000                # seconds: 2261 and 1678
 # a UDP frame, 42 bytes
 FRAME = bytes.fromhex("020000000002020000000001" "0800" "4500001c0000000040110000"
                       "0a000001c6120001" "9c40003500080000")
-LEN = len(FRAME)
-
-
-def block(btype, body):
-    body += b"\0" * (-len(body) % 4)
-    return struct.pack("<II", btype, 12 + len(body)) + body + struct.pack("<I", 12 + len(body))
-
-
-def option(code, value):
-    return struct.pack("<HH", code, len(value)) + value + b"\0" * (-len(value) % 4)
 
 
 def pcapng(path, offsets, records):
     """One Ethernet interface per if_tsoffset (seconds); records
     [(interface, microseconds)], each FRAME."""
-    out = block(0x0a0d0d0a, struct.pack("<IHHq", 0x1a2b3c4d, 1, 0, -1))
-    for off in offsets:
-        out += block(1, struct.pack("<HHI", 1, 0, 262144) +
-                     option(14, struct.pack("<q", off)) + option(0, b""))
-    for ifc, us in records:
-        us &= (1 << 64) - 1
-        out += block(6, struct.pack("<IIIII", ifc, us >> 32, us & 0xffffffff, LEN, LEN) +
-                     FRAME)
     with open(path, "wb") as f:
-        f.write(out)
+        f.write(seeds.pcapng_offsets(offsets, records, FRAME))
     return path
 
 
