@@ -99,7 +99,8 @@ struct gen {
 	struct emit *e;
 	struct needs need;
 	enum frame_mode mode;
-	int win_len;		/* bytes of the frame copied to the window */
+	int shared;		/* several expressions (the headers analysed once) */
+	int win_len;		/* bytes of the frame copied to the window (r9 its length) */
 	int ext_l3, ext_l4;	/* FRAME_DIRECT: the bytes the keys read from r8, r9 */
 	int out;		/* jumps to "return 0" */
 	/* the expression being generated */
@@ -696,6 +697,263 @@ static void gen_key(struct gen *g, int i)
 	key_status(g, i, f, trunc, absent, other);
 }
 
+/*
+ * The fast path.  The common frame (untagged Ethernet, IPv4 and, for
+ * transport keys, a 20-byte header, the first fragment and the keys'
+ * protocol) has its keys read at fixed frame offsets under one guard: its
+ * EtherType, its header's first byte, fragment offset and protocol, and
+ * that the frame (FRAME_DIRECT: the linear part) holds every byte the keys
+ * read.  The frames the guard turns away take the generic code above (the
+ * slow path): tagged ones, IPv6, IP options, fragments, other protocols,
+ * short and nonlinear frames.  A frame the guard passes has every key
+ * present, and both paths read the same bytes, so the counts do not
+ * depend on the path a frame takes.
+ */
+struct fast {
+	int extent;		/* bytes from the frame's start read; 0: no fast path */
+	int proto;		/* the keys' transport protocol, or 0 */
+};
+
+#define FAST_L4 (ETH_HLEN + 20)	/* the transport header behind 20 bytes of IPv4 */
+#define R_PKT BPF_REG_9		/* FRAME_DIRECT: the frame's start in the packet */
+
+/* The frame offset of field f on the fast path, or -1 if it has none there. */
+static int fast_off(const struct field *f)
+{
+	switch (f->layer) {
+	case LAYER_ETH:
+		return f->off;
+	case LAYER_IP4:
+		return ETH_HLEN + f->off;
+	case LAYER_TCP:
+	case LAYER_UDP:
+	case LAYER_ICMP:
+		return FAST_L4 + f->off;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Does q have a fast path (*fp), and one worth its guard: a key reads the
+ * network layer?  Not for a cooked frame, nor for vlan.id, IPv6 or keys of
+ * two transport protocols.
+ */
+static int fast_plan(const struct query *q, int cooked, struct fast *fp)
+{
+	int i, ip = 0;
+
+	memset(fp, 0, sizeof(*fp));
+	for (i = 0; i < q->nkeys && !cooked; i++) {
+		const struct field *f = q->keys[i].field;
+		int end = ETH_HLEN;
+
+		if (f->read == READ_LENGTH || f->read == READ_SKB)
+			continue;
+		if (f->read == READ_VLAN || (f->read == READ_HEADER && fast_off(f) < 0))
+			return 0;
+		if (f->read == READ_HEADER)
+			end = fast_off(f) + f->width;
+		if (f->read == READ_HEADER && f->layer >= LAYER_TCP) {
+			if (fp->proto && fp->proto != l4_proto(f->layer))
+				return 0;
+			fp->proto = l4_proto(f->layer);
+			end = end > FAST_L4 ? end : FAST_L4;
+		}
+		ip |= f->read == READ_ETYPE || f->layer != LAYER_ETH;
+		fp->extent = end > fp->extent ? end : fp->extent;
+	}
+	return ip && !cooked;
+}
+
+/* Does a fast read leave the bytes in network order (not LD_ABS)? */
+static int fast_net(const struct gen *g)
+{
+	return g->mode != FRAME_LD_ABS;
+}
+
+/* A width-byte constant v as a fast read gives it */
+static int fast_imm(const struct gen *g, __u32 v, int width)
+{
+	return (int)(fast_net(g) ? swab(v, width) : v);
+}
+
+/* r0 = the n (1, 2, 4, 8: not LD_ABS) bytes at frame offset off */
+static void fast_load(struct gen *g, int n, int off)
+{
+	int size = n == 8 ? BPF_DW : frame_size(n);
+
+	if (g->mode == FRAME_DIRECT)
+		emit(g->e, BPF_LDX_MEM(size, BPF_REG_0, R_PKT, off));
+	else if (g->mode == FRAME_WINDOW && n == 8)
+		emit(g->e, BPF_LDX_MEM(size, BPF_REG_0, FP, FRAME_WIN_OFF + off));
+	else if (g->mode == FRAME_WINDOW)
+		frame_load_net(g->e, size, FRAME, off);
+	else
+		load(g, n, FRAME, off);
+}
+
+/*
+ * Can n bytes at frame offset off be read in one load?  The window must
+ * hold them aligned (a stack read must be), the packet need not.
+ */
+static int fast_wide(const struct gen *g, int n, int off)
+{
+	if (g->mode == FRAME_LD_ABS)
+		return n <= 4;
+	return g->mode == FRAME_DIRECT || (FRAME_WIN_OFF + off) % n == 0;
+}
+
+/* Unless the n bytes at off, under mask, are v: to *slow */
+static void fast_expect(struct gen *g, int n, int off, __u32 mask, __u32 v, int *slow)
+{
+	fast_load(g, n, off);
+	if (!v && mask != (n == 4 ? ~0u : (1u << 8 * n) - 1)) {
+		emit_jmp(g, BPF_JSET, BPF_REG_0, fast_imm(g, mask, n), slow);
+		return;
+	}
+	if (mask != (n == 4 ? ~0u : (1u << 8 * n) - 1))
+		emit(g->e, BPF_ALU32_IMM(BPF_AND, BPF_REG_0, fast_imm(g, mask, n)));
+	emit_jmp(g, BPF_JNE, BPF_REG_0, fast_imm(g, v, n), slow);
+}
+
+/*
+ * The guard: frames it turns away go to *slow.  Where the 4 bytes from
+ * the EtherType on, and from the fragment offset on, can be read in one
+ * load each, two tests cover the EtherType, the header's first byte, the
+ * fragment offset and the protocol.
+ */
+static void fast_guard(struct gen *g, const struct fast *fp, int *slow)
+{
+	emit_note(g->e, fp->proto ?
+		  "fast path: untagged IPv4, 20-byte header, first fragment, the keys' protocol" :
+		  "fast path: untagged IPv4");
+	if (g->mode == FRAME_DIRECT)
+		frame_direct_start(g->e, R_PKT, fp->extent, slow);
+	else
+		emit_jmp(g, BPF_JLT, R_LEN, fp->extent, slow);
+	if (!fp->proto) {
+		fast_expect(g, 2, 12, 0xffff, ETH_P_IP, slow);
+	} else if (fast_wide(g, 4, 12) && fast_wide(g, 4, ETH_HLEN + 6)) {
+		fast_expect(g, 4, 12, 0xffffff00, ETH_P_IP << 16 | 0x45 << 8, slow);
+		fast_expect(g, 4, ETH_HLEN + 6, 0x1fff00ff, fp->proto, slow);
+	} else {
+		fast_expect(g, 2, 12, 0xffff, ETH_P_IP, slow);
+		fast_expect(g, 1, ETH_HLEN, 0xff, 0x45, slow);
+		fast_expect(g, 2, ETH_HLEN + 6, 0x1fff, 0, slow);
+		fast_expect(g, 1, ETH_HLEN + 9, 0xff, fp->proto, slow);
+	}
+}
+
+/*
+ * A key the guard has read: the EtherType, and the protocol of transport
+ * keys.  Its value, or -1.
+ */
+static long fast_known(const struct field *f, const struct fast *fp)
+{
+	if (f->read == READ_ETYPE)
+		return ETH_P_IP;
+	if (fp->proto && f->layer == LAYER_IP4 && f->off == 9 && f->width == 1)
+		return fp->proto;
+	return -1;
+}
+
+/* Does key i hold, unmasked, the bytes at its fixed offset (not LD_ABS)? */
+static int fast_plain(const struct gen *g, const struct fast *fp, int i)
+{
+	const struct key *k = &g->q->keys[i];
+	const struct field *f = k->field;
+
+	return g->mode != FRAME_LD_ABS && !g->lay->array && f->read == READ_HEADER &&
+	       f->width <= 4 && fast_known(f, fp) < 0 &&
+	       value_mask(k) == (f->width == 4 ? ~0u : (1u << 8 * f->width) - 1);
+}
+
+/*
+ * Keys i.. that are adjacent both in the frame and in the key, read and
+ * stored together: how many, and their bytes in *n (2, 4 or 8).
+ */
+static int fast_run(const struct gen *g, const struct fast *fp, int i, int *n)
+{
+	int j, len = 0, best = 1, off = fast_off(g->q->keys[i].field);
+	int dst = g->key + g->lay->val_off[i];
+
+	*n = g->q->keys[i].field->width;
+	for (j = i; j < g->q->nkeys && fast_plain(g, fp, j); j++) {
+		const struct field *f = g->q->keys[j].field;
+
+		if (fast_off(f) != off + len || g->key + g->lay->val_off[j] != dst + len)
+			break;
+		len += f->width;
+		if ((len == 2 || len == 4 || len == 8) && dst % len == 0 &&
+		    fast_wide(g, len, off) && j > i) {
+			best = j - i + 1;
+			*n = len;
+		}
+	}
+	return best;
+}
+
+/* Key i on the fast path: present, at its fixed offset, or known */
+static void fast_key(struct gen *g, const struct fast *fp, int i)
+{
+	const struct key *k = &g->q->keys[i];
+	const struct field *f = k->field;
+	int dst = g->key + g->lay->val_off[i];
+
+	if (f->read != READ_HEADER && f->read != READ_ETYPE) {
+		gen_key(g, i);	/* frame.len and the skb's words: no guard */
+		return;
+	}
+	emit_note(g->e, f->name);
+	if (fast_known(f, fp) >= 0 && g->mode != FRAME_LD_ABS) {
+		__u32 v = fast_known(f, fp) & value_mask(k);
+
+		if (g->lay->array)
+			emit(g->e, BPF_ST_MEM(BPF_W, FP, SLOT_IDX, v));
+		else
+			emit(g->e, BPF_ST_MEM(frame_size(f->width), FP, dst, swab(v, f->width)));
+	} else if (fast_known(f, fp) >= 0) {	/* LD_ABS: no constant into a key's slot */
+		emit(g->e, BPF_MOV64_IMM(BPF_REG_0, fast_known(f, fp)));
+		store_value(g, k, dst, 0);
+	} else if (f->width > 4) {
+		take(g, k, FRAME, fast_off(f), dst);
+	} else {
+		fast_load(g, f->width, fast_off(f));
+		store_value(g, k, dst, fast_net(g));
+	}
+}
+
+/*
+ * The fast path of the keys, to *done; the frames its guard turns away to
+ * *slow.
+ */
+static void gen_fast(struct gen *g, const struct fast *fp, int *slow, int *done)
+{
+	int i, n, run;
+
+	fast_guard(g, fp, slow);
+	if (g->mode == FRAME_LD_ABS) {	/* gen_keys()'s order */
+		for (i = g->q->nkeys - 1; i >= 0; i--)
+			fast_key(g, fp, i);
+	}
+	for (i = 0; g->mode != FRAME_LD_ABS && i < g->q->nkeys; i += run) {
+		run = fast_plain(g, fp, i) ? fast_run(g, fp, i, &n) : 1;
+		if (run == 1) {
+			fast_key(g, fp, i);
+			continue;
+		}
+		emit_notef(g->e, "%s to %s, read together", g->q->keys[i].field->name,
+			   g->q->keys[i + run - 1].field->name);
+		fast_load(g, n, fast_off(g->q->keys[i].field));
+		emit(g->e, BPF_STX_MEM(n == 8 ? BPF_DW : frame_size(n), FP, BPF_REG_0,
+				       g->key + g->lay->val_off[i]));
+	}
+	emit_goto(g, done);
+	emit_patch_here(g->e, *slow);
+	emit_note(g->e, "slow path: every other frame");
+}
+
 /* r1 = the counts map: a map, or the live table in r9 */
 static void counts_map(struct gen *g)
 {
@@ -945,6 +1203,10 @@ static void gen_expr(struct gen *g, const struct codegen_expr *x, int i)
 	g->next = NO_JUMP;
 }
 
+/* The where clause's fast path (FRAME_DIRECT): the bytes, the classic insns */
+#define WHERE_FAST_EXTENT 60
+#define WHERE_FAST_MAX 256
+
 /*
  * Its where clause, its rejects to g->next (r9 = the frame length); a
  * read past the frame's end must not end the program when more is counted
@@ -953,19 +1215,48 @@ static void gen_expr(struct gen *g, const struct codegen_expr *x, int i)
 static int gen_where(struct gen *g, const struct codegen_expr *x, int keep_going, char *err,
 		     size_t errlen)
 {
+	int slow = NO_JUMP, accepted = NO_JUMP, ret;
+
 	if (!x->filter)
 		return 0;
-	emit_note(g->e, "where: the pcap filter, translated");
-	return cbpf_translate(g->e, x->filter, x->n, g->mode, R_L4, keep_going, &g->next, err,
-			      errlen);
+	/*
+	 * FRAME_DIRECT: twice, first for a frame whose linear part holds its
+	 * first WHERE_FAST_EXTENT bytes, read from r9 = their address with no
+	 * other check, then the general translation for any frame (a filter
+	 * of one instruction reads nothing).
+	 */
+	if (g->mode == FRAME_DIRECT && !g->e->cooked && x->n > 1 && x->n <= WHERE_FAST_MAX) {
+		emit_note(g->e, "where, fast path: the linear part holds the frame's first 60 "
+			  "bytes, r9 = their address");
+		frame_direct_start(g->e, R_L4, WHERE_FAST_EXTENT, &slow);
+		g->e->start.reg = R_L4;
+		g->e->start.extent = WHERE_FAST_EXTENT;
+		ret = cbpf_translate(g->e, x->filter, x->n, g->mode, -1, keep_going, &g->next,
+				     err, errlen);
+		g->e->start.extent = 0;
+		if (ret)
+			return ret;
+		emit_goto(g, &accepted);
+		emit_patch_here(g->e, slow);
+		emit_note(g->e, "where, slow path: r9 = the frame length");
+	} else {
+		emit_note(g->e, "where: the pcap filter, translated");
+	}
+	if (g->mode == FRAME_DIRECT || g->shared)
+		frame_length(g->e, R_L4);
+	ret = cbpf_translate(g->e, x->filter, x->n, g->mode, R_L4, keep_going, &g->next, err,
+			     errlen);
+	emit_patch_here(g->e, accepted);
+	return ret;
 }
 
 int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned int loopback,
 	    struct emit *e, char *err, size_t errlen)
 {
 	struct gen g = { .e = e, .mode = mode, .out = NO_JUMP };
-	int shared = nx > 1;	/* the headers analysed once, before the where clauses */
-	int i;
+	int shared = g.shared = nx > 1;
+	int i, fast, slow, has_fast;
+	struct fast fp;
 
 	for (i = 0; i < nx; i++)
 		add_needs(&g.need, x[i].q);
@@ -986,7 +1277,9 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		frame_length(e, R_L4);
 		frame_copy(e, R_L4, g.win_len);
 	}
-	if (g.mode == FRAME_DIRECT) {
+	/* without a where clause the fast path checks for itself: the slow one then */
+	has_fast = !shared && fast_plan(x[0].q, e->cooked, &fp);
+	if (g.mode == FRAME_DIRECT && !(has_fast && !x[0].filter)) {
 		emit_note(e, "the frame's first bytes, if the linear part holds them");
 		frame_direct_base(e, FRAME, direct_extent(&g, x, nx, FRAME));
 	}
@@ -1003,12 +1296,14 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		gen_expr(&g, x, i);
 		if (shared)
 			emit_note(e, i ? "the next expression" : "the first expression");
-		/* (the window's copy left it there for one expression) */
-		if (x[i].filter && (shared || g.mode == FRAME_DIRECT))
-			frame_length(e, R_L4);
 		if (gen_where(&g, &x[i], i < nx - 1, err, errlen))
 			return -1;
 		gen_key_init(&g);
+		fast = slow = NO_JUMP;
+		if (has_fast)
+			gen_fast(&g, &fp, &slow, &fast);
+		if (has_fast && !x[i].filter && g.mode == FRAME_DIRECT)
+			frame_direct_base(e, FRAME, direct_extent(&g, x, nx, FRAME));
 		if (!shared)
 			gen_headers(&g);
 		if (shared && needs_l3(x[i].q))
@@ -1016,6 +1311,7 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		if (shared && needs_q(x[i].q, LAYER_TCP))
 			emit(e, BPF_LDX_MEM(BPF_DW, R_L4, FP, SLOT_SAVE_L4));
 		gen_keys(&g);
+		emit_patch_here(e, fast);
 		gen_count(&g);
 		emit_patch_here(e, g.next);
 	}

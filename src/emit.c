@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* eBPF instruction buffer with patch lists; see emit.h. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,9 @@ void emit_init(struct emit *e)
 
 void emit_free(struct emit *e)
 {
+	while (e->nowned)
+		free(e->owned[--e->nowned]);
+	free(e->owned);
 	free(e->insns);
 	free(e->notes);
 	emit_init(e);
@@ -55,6 +60,29 @@ void emit_note(struct emit *e, const char *note)
 	if (e->len == e->cap && grow(e))
 		return;
 	e->notes[e->len] = note;
+}
+
+void emit_notef(struct emit *e, const char *fmt, ...)
+{
+	char **owned = realloc(e->owned, (e->nowned + 1) * sizeof(*owned));
+	va_list ap;
+	char *note;
+	int ret;
+
+	if (!owned) {
+		e->err = -ENOMEM;
+		return;
+	}
+	e->owned = owned;
+	va_start(ap, fmt);
+	ret = vasprintf(&note, fmt, ap);
+	va_end(ap);
+	if (ret < 0) {
+		e->err = -ENOMEM;
+		return;
+	}
+	e->owned[e->nowned++] = note;
+	emit_note(e, note);
 }
 
 void emit_ld_imm64(struct emit *e, int dst, int src, __u64 imm)

@@ -24,9 +24,13 @@ struct emit {
 	int cap;
 	int err;		/* first error, sticky: -ENOMEM, -E2BIG */
 	const char **notes;	/* notes[i]: comment shown before insn i, or NULL */
+	char **owned;		/* the notes emit_notef() made, freed with e */
+	int nowned;
 	int cooked;		/* the frame is cooked (frame.h), for the reads of it */
 	/* FRAME_DIRECT: the packet addresses frame_direct_base() stored */
 	struct { int base, extent; } direct[3];
+	/* FRAME_DIRECT: a register holding the frame's start, when extent > 0 */
+	struct { int reg, extent; } start;
 };
 
 void emit_init(struct emit *e);
@@ -46,6 +50,8 @@ void emit_patch_here(struct emit *e, int list);
 /* Attach a comment (a string literal or one that outlives e) to the next
  * instruction, for listings. */
 void emit_note(struct emit *e, const char *note);
+/* The same, formatted: e keeps the string. */
+void emit_notef(struct emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Index of the next instruction. */
 static inline int emit_here(const struct emit *e) { return e->len; }
 

@@ -170,6 +170,19 @@ static int direct_slot(const struct emit *e, int base, int off, int n)
 	return 0;
 }
 
+void frame_direct_start(struct emit *e, int reg, int extent, int *fail)
+{
+	int slot = direct_slot(e, -1, 0, extent), at = 0;
+
+	if (slot) {
+		emit(e, BPF_LDX_MEM(BPF_DW, reg, FP, slot));
+		emit_jump(e, BPF_JMP_IMM(BPF_JEQ, reg, 0, 0), fail);
+		return;
+	}
+	direct_ptr(e, -1, &at, extent, fail);
+	emit(e, BPF_MOV64_REG(reg, BPF_REG_2));
+}
+
 /* FRAME_DIRECT: a direct read, or LD_ABS/LD_IND past the linear part. */
 static void direct_or_abs(struct emit *e, int size, int base, int off)
 {
@@ -272,11 +285,21 @@ void frame_load_net(struct emit *e, int size, int base, int off)
 	load_window(e, size, ptr, at, aligned(size, base, off), 1);
 }
 
+/* The register with the frame length: len_reg, or (< 0) r3, read from the skb */
+static int length_in(struct emit *e, int len_reg)
+{
+	if (len_reg >= 0)
+		return len_reg;
+	frame_length(e, BPF_REG_3);
+	return BPF_REG_3;
+}
+
 /* Past the frame's end (length in len_reg), n bytes at base + off: *reject. */
 static void check_end(struct emit *e, int base, int off, int n, int len_reg, int *reject)
 {
 	if (off < 0)
 		return;
+	len_reg = length_in(e, len_reg);
 	if (off > INT_MAX - n) {	/* past any frame, and past an imm32 */
 		emit_jump(e, BPF_JMP_A(0), reject);
 		return;
@@ -291,17 +314,51 @@ static void check_end(struct emit *e, int base, int off, int n, int len_reg, int
 	emit_jump(e, BPF_JMP_REG(BPF_JGT, BPF_REG_1, len_reg, 0), reject);
 }
 
+/*
+ * FRAME_DIRECT with the frame's start in e->start.reg: r0 = a read it
+ * covers, in host order, and 1; an indexed one goes to *other when its
+ * index reaches past, and 0 when none could be covered.
+ */
+static int start_load(struct emit *e, int size, int base, int off, int *other)
+{
+	int n = bytes_of[size], reach = e->start.extent - off - n;
+
+	if (reach < 0)
+		return 0;
+	if (base < 0) {
+		emit(e, BPF_LDX_MEM(size, BPF_REG_0, e->start.reg, off));
+	} else {
+		/* r2 = start + X, X at most reach: the verifier sees it in range */
+		emit(e, BPF_MOV64_REG(BPF_REG_1, base));
+		emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, reach, 0), other);
+		emit(e, BPF_MOV64_REG(BPF_REG_2, e->start.reg));
+		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_1));
+		emit(e, BPF_LDX_MEM(size, BPF_REG_0, BPF_REG_2, off));
+	}
+	if (n > 1)
+		emit(e, BPF_ENDIAN_BE(BPF_REG_0, 8 * n));
+	return 1;
+}
+
 void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base, int off,
 			int len_reg, int keep_going, int *reject)
 {
 	int n = bytes_of[size], slow = NO_JUMP, done = NO_JUMP;
 
 	if (mode == FRAME_DIRECT && off >= 0 && off <= DIRECT_MAX_OFF) {
+		if (e->start.extent && start_load(e, size, base, off, &slow)) {
+			if (slow == NO_JUMP)
+				return;
+			emit_jump(e, BPF_JMP_A(0), &done);
+			emit_patch_here(e, slow);
+		}
 		if (base < 0)
-			emit_jump(e, BPF_JMP_IMM(BPF_JLT, len_reg, off + n, 0), reject);
+			emit_jump(e, BPF_JMP_IMM(BPF_JLT, length_in(e, len_reg), off + n, 0),
+				  reject);
 		else
 			check_end(e, base, off, n, len_reg, reject);
 		direct_or_abs(e, size, base, off);
+		emit_patch_here(e, done);
 		return;
 	}
 	if (mode != FRAME_WINDOW || off < 0 || (base < 0 && off > FRAME_WIN_LEN - n)) {

@@ -95,13 +95,23 @@ void frame_window_base(struct emit *e, int reg);
 void frame_direct_base(struct emit *e, int base, int extent);
 
 /*
+ * FRAME_DIRECT, for a fast path: reg = the packet's address of the
+ * frame's start when the linear part holds extent bytes from there, else
+ * to *fail; through the address frame_direct_base() stored when it
+ * reaches that far.  Not for a cooked frame.  Clobbers r1-r3.
+ */
+void frame_direct_start(struct emit *e, int reg, int extent, int *fail);
+
+/*
  * The same for the translated where clause, with no alignment known and
  * no check made: a read past the frame's end (length in len_reg) jumps to
  * *reject; one past the window or the linear part, or any in FRAME_LD_ABS
  * mode, is an LD_ABS/LD_IND, which ends the program with return 0 past the
  * end, unless keep_going: then it is checked first and jumps to *reject
- * too (a negative offset, an ancillary one, is not checked).  Clobbers
- * r1-r5.
+ * too (a negative offset, an ancillary one, is not checked).
+ * len_reg < 0: the length is read from the skb where a check needs it.
+ * FRAME_DIRECT with e->start set: the reads it covers (base + off within
+ * its extent) are loads from it, with no other check.  Clobbers r1-r5.
  */
 void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base, int off,
 			int len_reg, int keep_going, int *reject);

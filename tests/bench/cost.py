@@ -238,10 +238,10 @@ def print_targets(by, fits):
                                           "met" if (x >= limit if above else x <= limit)
                                           else "MISSED")
 
-    print("\ntargets on tcp4 (weighted: model ns; insns: executed instructions):")
+    print("\ntargets on tcp4, udp5's on udp4 (weighted: model ns; insns: executed instructions):")
     for name, expr, twin, _ in PROGRAMS:
         for m, k in (("copy", "stock"), ("direct", "patched")):
-            r = by["%s|%s|tcp4" % (expr, m)]
+            r = by["%s|%s|%s" % (expr, m, "tcp4" if twin else "udp4")]
             t = r["twin"]
             print("  %-12s %-6s ebpfcount/%s: insns %s, weighted JIT %s, interpreted %s" % (
                 name, m, "clang" if twin else "TC peer",

@@ -332,12 +332,19 @@ static int prologue_len(const struct emit *e)
 
 	if (frame_mode == FRAME_WINDOW && len9 && e->len > PROLOGUE_COPY)
 		return PROLOGUE_COPY;
-	/* direct: r6 = r1, the frame's address (frame_direct_base()), r9 = len */
+	/*
+	 * direct: r6 = r1, the frame's address (frame_direct_base()), up to
+	 * the where clause's fast path (r9 = the frame's address again), or
+	 * up to r9 = the length with none
+	 */
 	for (j = 1; frame_mode == FRAME_DIRECT && j < e->len && j < 20; j++) {
 		i = &e->insns[j];
 		if (i->code == (BPF_LDX | BPF_W | BPF_MEM) && i->dst_reg == BPF_REG_9 &&
 		    i->src_reg == BPF_REG_6 && i->off == 0)
 			return j + 1;
+		if (i->code == (BPF_LDX | BPF_DW | BPF_MEM) && i->dst_reg == BPF_REG_9 &&
+		    i->src_reg == BPF_REG_10)
+			return j;
 	}
 	return 1;
 }
@@ -386,6 +393,9 @@ static const char *check_where(const char *expr, const struct prog *with)
 		why[0] = '\0';
 	for (i = 0; !why[0] && i < bare.e.len; i++) {
 		int at = i < pb ? i : i - pb + pw + k;
+
+		if (i >= pw && i < pb)	/* direct: the length, in the where clause's slow path */
+			continue;
 
 		if (memcmp(&with->e.insns[at], &bare.e.insns[i], sizeof(struct bpf_insn)))
 			snprintf(why, sizeof(why), "instruction %d differs from %d without where",
