@@ -1225,7 +1225,8 @@ static int gen_where(struct gen *g, const struct codegen_expr *x, int keep_going
 	 * other check, then the general translation for any frame (a filter
 	 * of one instruction reads nothing).
 	 */
-	if (g->mode == FRAME_DIRECT && !g->e->cooked && x->n > 1 && x->n <= WHERE_FAST_MAX) {
+	if (g->mode == FRAME_DIRECT && !g->e->cooked && !g->e->slow_only && x->n > 1 &&
+	    x->n <= WHERE_FAST_MAX) {
 		emit_note(g->e, "where, fast path: the linear part holds the frame's first 60 "
 			  "bytes, r9 = their address");
 		frame_direct_start(g->e, R_L4, WHERE_FAST_EXTENT, &slow);
@@ -1278,7 +1279,7 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		frame_copy(e, R_L4, g.win_len);
 	}
 	/* without a where clause the fast path checks for itself: the slow one then */
-	has_fast = !shared && fast_plan(x[0].q, e->cooked, &fp);
+	has_fast = !shared && !e->slow_only && fast_plan(x[0].q, e->cooked, &fp);
 	if (g.mode == FRAME_DIRECT && !(has_fast && !x[0].filter)) {
 		emit_note(e, "the frame's first bytes, if the linear part holds them");
 		frame_direct_base(e, FRAME, direct_extent(&g, x, nx, FRAME));

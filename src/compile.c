@@ -134,6 +134,7 @@ static int failed_expr(const struct codegen_expr *x, int n, const struct program
 	for (i = 0; n > 1 && i < n; i++) {
 		emit_init(&e);
 		e.cooked = p->e.cooked;
+		e.slow_only = p->e.slow_only;
 		ret = codegen(&x[i], 1, p->mode, 0, &e, msg, sizeof(msg));
 		emit_free(&e);
 		if (ret)
@@ -172,6 +173,7 @@ int program_build(struct program *p, const char *const *exprs, int n,
 					      .n = f[i].bf_len };
 	}
 	p->e.cooked = o->src.cooked;
+	p->e.slow_only = o->slow_only;
 	p->allowed = o->allowed;
 	p->mode = codegen_frame_mode(x, n, o->allowed);
 	ret = codegen(x, n, p->mode, o->src.loopback, &p->e, msg, sizeof(msg));

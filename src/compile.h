@@ -31,6 +31,7 @@ struct build_opts {
 	struct source src;
 	enum frame_mode allowed;	/* what the verifier will accept (load.h) */
 	unsigned int max_keys;		/* bound of a hash's keys (--max-keys), 0: none */
+	int slow_only;			/* no fast paths: for tests (see codegen.c) */
 };
 
 struct program {

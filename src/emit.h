@@ -27,6 +27,7 @@ struct emit {
 	char **owned;		/* the notes emit_notef() made, freed with e */
 	int nowned;
 	int cooked;		/* the frame is cooked (frame.h), for the reads of it */
+	int slow_only;		/* codegen: no fast paths (tests compare them to it) */
 	/* FRAME_DIRECT: the packet addresses frame_direct_base() stored */
 	struct { int base, extent; } direct[3];
 	/* FRAME_DIRECT: a register holding the frame's start, when extent > 0 */

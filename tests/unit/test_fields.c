@@ -82,11 +82,14 @@ static unsigned int nonlinear(unsigned int len)
  * Compile expr as ebpfcount does (no interface, max_keys as --max-keys),
  * maps at FD_COUNTS...
  */
+static int slow_only;	/* build the programs without their fast paths */
+
 static int build(const char *expr, unsigned int max_keys, struct prog *p, char *err,
 		 size_t errlen)
 {
 	const int fds[NR_MAPS] = { [MAP_COUNTS] = FD_COUNTS, [MAP_OVERFLOW] = FD_OVERFLOW };
-	struct build_opts bo = { .allowed = frame_mode, .max_keys = max_keys };
+	struct build_opts bo = { .allowed = frame_mode, .max_keys = max_keys,
+				 .slow_only = slow_only };
 	struct build_error berr;
 
 	/* the sll.* keys: as for a capture file that has them */
@@ -517,6 +520,97 @@ static void check_lengths(void)
 	check_every_length(tuples[1], 2);
 }
 
+/*
+ * Fast path against slow path: the programs of expr with and without their
+ * fast paths (codegen.c) count the same on random frames, most of them
+ * near the fast path's guard: the common IPv4 frame with one of its
+ * header's bytes changed (EtherType, version and length, fragment offset,
+ * protocol, the addresses and ports), tagged, cut anywhere, and in
+ * FRAME_DIRECT mode with any linear part.
+ */
+static void check_fast_slow(const char *expr, unsigned int seed)
+{
+	static const struct fspec kinds[] = {
+		F("tcp 443"), F("udp 53"), F("ip6 hop"), F("arp"), F("frag"),
+		F("tcp 443", .vlan = 42),
+	};
+	/* (offset, value) changes of an untagged frame's header */
+	static const unsigned char pokes[][2] = {
+		{ 12, 0x86 }, { 12, 0x81 }, { 13, 0x01 }, { 14, 0x46 }, { 14, 0x44 },
+		{ 14, 0x55 }, { 14, 0x4f }, { 20, 0x20 }, { 20, 0x40 }, { 21, 0x01 },
+		{ 23, 6 }, { 23, 17 }, { 23, 1 }, { 23, 58 }, { 26, 10 }, { 29, 7 },
+		{ 33, 1 }, { 34, 0 }, { 35, 53 }, { 36, 1 }, { 37, 187 }, { 47, 0x12 },
+	};
+	enum { RUNS = 3000 };
+	static struct counts c[2];
+	char err[256], name[200], *text[2];
+	unsigned char frame[128];
+	unsigned int r = seed, i, k;
+	struct vm_skb skb;
+	struct prog p[2];
+
+	memset(c, 0, sizeof(c));
+	for (k = 0; k < 2; k++) {
+		slow_only = k;
+		if (build(expr, 0, &p[k], err, sizeof(err))) {
+			slow_only = 0;
+			unit_ok(0, expr);
+			printf("#   %s\n", err);
+			return;
+		}
+	}
+	slow_only = 0;
+	for (k = 0; k < 2; k++) {
+		make_maps(&p[k].x[0].lay);
+		for (i = 0, r = seed; i < RUNS; i++) {
+			unsigned int len, n;
+
+			r = r * 1103515245 + 12345;
+			len = make_frame(&kinds[(r >> 16) % 6], frame);
+			for (n = (r >> 8) % 3; n > 0; n--) {
+				r = r * 1103515245 + 12345;
+				frame[pokes[(r >> 16) % 22][0]] = pokes[(r >> 16) % 22][1];
+			}
+			r = r * 1103515245 + 12345;
+			memset(&skb, 0, sizeof(skb));
+			skb.data = frame;
+			skb.len = (r >> 16) % 4 ? len : (r >> 8) % (len + 1);
+			r = r * 1103515245 + 12345;
+			skb.nonlinear = frame_mode == FRAME_DIRECT ? (r >> 16) % (skb.len + 1) : 0;
+			run(&p[k], &skb, &c[k]);
+		}
+		collect(&p[k].x[0].lay, &c[k]);
+		text[k] = csv(&p[k], &c[k]);
+	}
+	snprintf(name, sizeof(name), "'%s'%s: fast path counts as the slow path, %d frames "
+		 "(seed %u)", expr, mode_tag[frame_mode], RUNS, seed);
+	if (!unit_ok(!c[0].traps && !c[1].traps && !strcmp(text[0], text[1]) &&
+		     p[0].e.len != p[1].e.len, name))
+		printf("#   %d, %d traps; %d and %d insns; with it:\n%s#   without:\n%s",
+		       c[0].traps, c[1].traps, p[0].e.len, p[1].e.len, text[0], text[1]);
+	for (k = 0; k < 2; k++) {
+		free(text[k]);
+		emit_free(&p[k].e);
+	}
+}
+
+static void check_fast_paths(void)
+{
+	static const char *const exprs[] = {
+		"count by ip.proto", "count by ip.src", "count by ip.src/24, tcp.dstport",
+		"count by ip.src, ip.dst, ip.proto, udp.srcport, udp.dstport",
+		"count by eth.src, eth.type, ip.ttl, tcp.flags, frame.len",
+		"count by icmp.type, icmp.code, ip.dst/16",
+		"count by ip.src/24, tcp.dstport where tcp port 443",
+		"count by ip.proto where ip[6:2] & 0x1fff = 0 and (udp or tcp[13] & 2 != 0)",
+		"count by udp.dstport where udp and len > 50",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++)
+		check_fast_slow(exprs[i], 1 + i);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int max_keys = 0;
@@ -546,6 +640,7 @@ int main(int argc, char **argv)
 				check_case(&tcases[i]);
 			check_lengths();
 		}
+		check_fast_paths();
 	}
 	return unit_done();
 }
