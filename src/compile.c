@@ -135,6 +135,7 @@ static int failed_expr(const struct codegen_expr *x, int n, const struct program
 		emit_init(&e);
 		e.cooked = p->e.cooked;
 		e.slow_only = p->e.slow_only;
+		e.live = p->e.live;
 		ret = codegen(&x[i], 1, p->mode, 0, &e, msg, sizeof(msg));
 		emit_free(&e);
 		if (ret)
@@ -174,6 +175,7 @@ int program_build(struct program *p, const char *const *exprs, int n,
 	}
 	p->e.cooked = o->src.cooked;
 	p->e.slow_only = o->slow_only;
+	p->e.live = o->src.ifname != NULL;
 	p->allowed = o->allowed;
 	p->mode = codegen_frame_mode(x, n, o->allowed);
 	ret = codegen(x, n, p->mode, o->src.loopback, &p->e, msg, sizeof(msg));

@@ -28,6 +28,7 @@ struct emit {
 	int nowned;
 	int cooked;		/* the frame is cooked (frame.h), for the reads of it */
 	int slow_only;		/* codegen: no fast paths (tests compare them to it) */
+	int live;		/* a live socket's frames: none cut short (frame.h) */
 	/* FRAME_DIRECT: the packet addresses frame_direct_base() stored */
 	struct { int base, extent; } direct[3];
 	/* FRAME_DIRECT: a register holding the frame's start, when extent > 0 */

@@ -316,8 +316,8 @@ static void check_end(struct emit *e, int base, int off, int n, int len_reg, int
 
 /*
  * FRAME_DIRECT with the frame's start in e->start.reg: r0 = a read it
- * covers, in host order, and 1; an indexed one goes to *other when its
- * index reaches past, and 0 when none could be covered.
+ * covers, in host order, and 1; an indexed one goes to *other when the
+ * linear part does not hold it; 0 when the read lies past the extent.
  */
 static int start_load(struct emit *e, int size, int base, int off, int *other)
 {
@@ -328,11 +328,18 @@ static int start_load(struct emit *e, int size, int base, int off, int *other)
 	if (base < 0) {
 		emit(e, BPF_LDX_MEM(size, BPF_REG_0, e->start.reg, off));
 	} else {
-		/* r2 = start + X, X at most reach: the verifier sees it in range */
+		/*
+		 * r2 = start + X: a variable offset leaves the verifier no
+		 * range for r2, so it is checked against data_end itself
+		 */
 		emit(e, BPF_MOV64_REG(BPF_REG_1, base));
-		emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, reach, 0), other);
+		emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, DIRECT_MAX_OFF, 0), other);
 		emit(e, BPF_MOV64_REG(BPF_REG_2, e->start.reg));
 		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_1));
+		emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_3, CTX, offsetof(struct __sk_buff, data_end)));
+		emit(e, BPF_MOV64_REG(BPF_REG_1, BPF_REG_2));
+		emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, off + n));
+		emit_jump(e, BPF_JMP_REG(BPF_JGT, BPF_REG_1, BPF_REG_3, 0), other);
 		emit(e, BPF_LDX_MEM(size, BPF_REG_0, BPF_REG_2, off));
 	}
 	if (n > 1)
@@ -412,6 +419,8 @@ void frame_copy_out(struct emit *e, int base, int off, int dst, int n)
 
 void frame_add_unseen(struct emit *e, int reg, int tmp)
 {
+	if (e->live)
+		return;
 	emit(e, BPF_LDX_MEM(BPF_W, tmp, CTX, offsetof(struct __sk_buff, cb[0])));
 	emit(e, BPF_ALU32_REG(BPF_ADD, reg, tmp));
 }

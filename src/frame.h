@@ -130,6 +130,8 @@ void frame_copy_out(struct emit *e, int base, int off, int dst, int n);
  * engines set it for a record cut short by a capture's snapshot length
  * (and for a link-layer header other than Ethernet's), so that bytes and
  * frame.len count the packet's original length, as tshark's frame.len.
+ * Nothing for a live socket's program (e->live), which then does not read
+ * cb[] at all, nor makes the kernel save and clear it per packet.
  * Clobbers tmp.
  */
 void frame_add_unseen(struct emit *e, int reg, int tmp);

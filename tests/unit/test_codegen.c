@@ -542,6 +542,45 @@ static void check_listing_c(void)
 	emit_free(&p.e);
 }
 
+/* How many instructions of e read __sk_buff.cb[]. */
+static int cb_reads(const struct emit *e)
+{
+	int i, n = 0;
+
+	for (i = 0; i < e->len; i++)
+		n += e->insns[i].code == (BPF_LDX | BPF_W | BPF_MEM) &&
+		     e->insns[i].src_reg == BPF_REG_6 &&
+		     e->insns[i].off >= (int)offsetof(struct __sk_buff, cb[0]) &&
+		     e->insns[i].off <= (int)offsetof(struct __sk_buff, cb[4]);
+	return n;
+}
+
+/*
+ * Only a capture file's records can be cut short (cb[0], frame.h): a live
+ * socket's program does not read cb[], in no frame mode.
+ */
+static void check_live(void)
+{
+	static const char *const expr = "count by frame.len, ip.src";
+	struct build_opts o = { .src = { .ifname = "eth0" } };
+	struct build_error berr;
+	struct program p[2];
+	int k;
+
+	for (o.allowed = FRAME_WINDOW; o.allowed <= FRAME_DIRECT; o.allowed++) {
+		for (k = 0; k < 2; k++) {
+			o.src.ifname = k ? "eth0" : NULL;
+			if (program_build(&p[k], &expr, 1, &o, &berr))
+				emit_init(&p[k].e);
+		}
+		unit_okf(cb_reads(&p[0].e) > 0 && p[1].e.len && !cb_reads(&p[1].e),
+			 "'%s'%s: cb[0] read for a file, never live", expr,
+			 mode_tag[o.allowed]);
+		for (k = 0; k < 2; k++)
+			program_free(&p[k]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *update = getenv("UPDATE_GOLDEN");
@@ -571,5 +610,6 @@ int main(int argc, char **argv)
 	check_array_keys();
 	check_too_large();
 	check_listing_c();
+	check_live();
 	return unit_done();
 }
