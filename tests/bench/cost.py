@@ -39,6 +39,10 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 B = os.path.join(TOP, "build")
 BASELINE = os.path.join(TOP, "tests", "bench", "cost-baseline.txt")
+# The fit in use: weights fitted to a codegen run with the counts of the
+# programs that run measured (--refit writes it), so that the weights do
+# not move when the compiler changes the programs.
+FIT = os.path.join(TOP, "tests", "bench", "cost-fit.json")
 
 # NAME, craft spec, cost.c options: the packet mix.  tcp4 is the benchmarks'
 # frame (tests/progs/bench_prog.c).
@@ -81,7 +85,7 @@ TERMS = [
 ]
 
 
-def run_cost():
+def run_cost(cost=os.path.join(B, "bench", "cost")):
     tmp = tempfile.mkdtemp()
     args = []
     for name, spec, opts in PACKETS:
@@ -92,7 +96,7 @@ def run_cost():
     for name, expr, twin, direct in PROGRAMS:
         args.append(expr + ("|%s|%s" % (obj(twin), obj(direct)) if twin else ""))
     args += ["@%s=%s" % (PEER, obj("tc_5tuple")), "@empty=%s" % obj("empty")]
-    out = subprocess.run([os.path.join(B, "bench", "cost")] + args, check=True,
+    out = subprocess.run([cost] + args, check=True,
                          stdout=subprocess.PIPE, text=True).stdout
     for f in os.listdir(tmp):
         os.unlink(os.path.join(tmp, f))
@@ -261,7 +265,12 @@ def main():
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--tap", action="store_true")
     ap.add_argument("--write-baseline", action="store_true")
-    ap.add_argument("--fit", help="a codegen results file (default: the newest)")
+    ap.add_argument("--fit", help="with --refit: a codegen results file (default: the newest)")
+    ap.add_argument("--refit", metavar="COMMIT",
+                    help="fit the weights anew to the codegen run, whose programs are those "
+                    "of COMMIT, and write them to tests/bench/cost-fit.json")
+    ap.add_argument("--cost", default=os.path.join(B, "bench", "cost"),
+                    help="with --refit: the cost tool built at COMMIT")
     o = ap.parse_args()
 
     rows = run_cost()
@@ -273,16 +282,26 @@ def main():
                          if x not in ("program", "mode", "packet")}
     mine = [r for r in rows if r["program"] not in (PEER, "empty")]
 
-    path = o.fit or max(glob.glob(os.path.join(TOP, "tests/bench/results/codegen-*.txt")))
-    commit, ns = bench_runs(path)
-    fits = fit(bench_features(rows), ns)
+    if o.refit:
+        path = o.fit or max(glob.glob(os.path.join(TOP, "tests/bench/results/codegen-*.txt")))
+        _, ns = bench_runs(path)
+        counted = run_cost(o.cost) if o.cost else rows
+        fits = fit(bench_features(counted), ns)
+        with open(FIT, "w") as f:
+            json.dump({"results": os.path.relpath(path, TOP), "programs_of": o.refit,
+                       "fits": [{"kernel": k, "jit": j, "weights": w, "loo": loo, "runs": n}
+                                for (k, j), (w, loo, n) in sorted(fits.items())]}, f, indent=1)
+            f.write("\n")
+    saved = json.load(open(FIT))
+    path, commit = os.path.join(TOP, saved["results"]), saved["programs_of"]
+    fits = {(x["kernel"], x["jit"]): (x["weights"], x["loo"], x["runs"]) for x in saved["fits"]}
     fit_of = lambda r: fits.get(("patched" if r["mode"] == "direct" else "stock", "jit"))
 
     print("cost: per packet, counted in the user engine (src/vm.c): instructions executed, "
           "weighted\n(model ns, JIT on) and stack bytes; twin: clang -O2's (LD_ABS for copy "
           "and ld_abs, direct\nreads for direct; udp5's: the TC peer, tc_5tuple.bpf.o)")
-    print("fit: %s (commit %s), least squares of the relative error:" %
-          (os.path.relpath(path, TOP), commit))
+    print("fit (tests/bench/cost-fit.json): %s, the programs of commit %s, least squares of "
+          "the relative error:" % (os.path.relpath(path, TOP), commit))
     for j in ("jit", "interp"):
         if ("stock", j) not in fits:
             continue
