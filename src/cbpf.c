@@ -44,6 +44,8 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+struct fstate;
+
 struct slot {
 	int list;		/* eBPF jumps waiting for this instruction */
 	unsigned int in;	/* state written on every path to here */
@@ -64,6 +66,11 @@ struct cbpf {
 	int keep_going;
 	char *err;
 	size_t errlen;
+	/* accepts whose path has tested what want holds go to accept_known */
+	const struct cbpf_facts *want;
+	struct fstate *fs;	/* then: the facts before each instruction */
+	int accept_known;
+	bool other;		/* some accept does not: the code after is reached */
 };
 
 static int fail(struct cbpf *c, int pc, const char *fmt, ...)
@@ -387,12 +394,178 @@ static void flow(struct cbpf *c)
 	}
 }
 
+/* ---- facts: what the tests on every path to an accept establish ---- */
+
+/* What A holds, if a masked packet load: (size bytes at off) & mask */
+struct aval {
+	bool known;
+	int size;
+	__u32 off, mask;
+};
+
+struct fstate {
+	bool reach;
+	struct aval a;
+	struct cbpf_facts facts;
+};
+
+static __u32 full_mask(int size)
+{
+	return size == BPF_W ? ~0u : size == BPF_H ? 0xffff : 0xff;
+}
+
+static void add_fact(struct cbpf_facts *fs, int size, __u32 off, __u32 mask, __u32 value)
+{
+	if (fs->n < CBPF_MAX_FACTS && !cbpf_known(fs, size, off, mask, value))
+		fs->f[fs->n++] = (struct cbpf_fact){ size, off, mask, value & mask };
+}
+
+/* *to = what holds on both: the facts of *to that from has too */
+static void meet(struct fstate *to, const struct fstate *from)
+{
+	struct cbpf_facts both = { 0 };
+	int i;
+
+	if (!to->reach) {
+		*to = *from;
+		return;
+	}
+	for (i = 0; i < to->facts.n; i++) {
+		const struct cbpf_fact *f = &to->facts.f[i];
+
+		if (cbpf_known(&from->facts, f->size, f->off, f->mask, f->value))
+			both.f[both.n++] = *f;
+	}
+	to->facts = both;
+	if (memcmp(&to->a, &from->a, sizeof(to->a)))
+		to->a.known = false;
+}
+
+/* The state after instruction s (not a jump) from *st */
+static void step(const struct sock_filter *s, struct fstate *st)
+{
+	int class = BPF_CLASS(s->code);
+
+	if (class == BPF_LD && BPF_MODE(s->code) == BPF_ABS && !is_anc(s->k)) {
+		st->a = (struct aval){ true, BPF_SIZE(s->code), s->k, full_mask(BPF_SIZE(s->code)) };
+		return;
+	}
+	if (s->code == (BPF_ALU | BPF_AND | BPF_K)) {
+		st->a.mask &= s->k;
+		return;
+	}
+	if (writes(s) & S_A)
+		st->a.known = false;
+}
+
+/* The facts of the edge of jump s to t (taken: its jt edge) from *st */
+static void edge(const struct sock_filter *s, int taken, struct fstate *st)
+{
+	int op = BPF_OP(s->code);
+
+	if (!st->a.known || BPF_SRC(s->code) != BPF_K)
+		return;
+	if (op == BPF_JEQ && taken)
+		add_fact(&st->facts, st->a.size, st->a.off, st->a.mask, s->k);
+	else if (op == BPF_JSET && !taken)
+		add_fact(&st->facts, st->a.size, st->a.off, st->a.mask & s->k, 0);
+}
+
+int cbpf_known(const struct cbpf_facts *facts, int size, __u32 off, __u32 mask, __u32 value)
+{
+	int i;
+
+	for (i = 0; i < facts->n; i++) {
+		const struct cbpf_fact *f = &facts->f[i];
+
+		if (f->size == size && f->off == off && (f->mask & mask) == mask &&
+		    (f->value & mask) == (value & mask))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The facts before each instruction of c's program (NULL on no memory),
+ * and in *acc those on every path to an accept.
+ */
+static struct fstate *facts_flow(const struct cbpf *c, struct fstate *acc)
+{
+	struct fstate *st = calloc(c->n, sizeof(*st)), out;
+	unsigned int i;
+	int d[2], k, j;
+
+	if (!st)
+		return NULL;
+	st[0].reach = true;
+	for (i = 0; i < c->n; i++) {
+		const struct sock_filter *s = &c->f[i];
+
+		if (!st[i].reach)
+			continue;
+		if (BPF_CLASS(s->code) == BPF_RET) {
+			if (BPF_RVAL(s->code) == BPF_A || s->k)
+				meet(acc, &st[i]);
+			continue;
+		}
+		k = succ(c, i, d);
+		for (j = 0; j < k; j++) {
+			out = st[i];
+			if (BPF_CLASS(s->code) == BPF_JMP && BPF_OP(s->code) != BPF_JA)
+				edge(s, j == 0, &out);
+			else if (BPF_CLASS(s->code) != BPF_JMP)
+				step(s, &out);
+			if (d[j] == DEST_ACCEPT)
+				meet(acc, &out);
+			else if (d[j] >= 0)
+				meet(&st[d[j]], &out);
+		}
+	}
+	return st;
+}
+
+void cbpf_facts(const struct sock_filter *f, unsigned int n, struct cbpf_facts *facts)
+{
+	struct cbpf c = { .f = f, .n = n };
+	struct fstate acc = { 0 };
+
+	facts->n = 0;
+	if (check(&c))
+		return;
+	free(facts_flow(&c, &acc));
+	if (acc.reach)
+		*facts = acc.facts;
+}
+
+/* Does the edge j (0: taken, or the only one) of instruction i know c->want? */
+static bool edge_knows(const struct cbpf *c, unsigned int i, int j)
+{
+	const struct sock_filter *s = &c->f[i];
+	struct fstate out;
+	int k;
+
+	if (!c->fs)
+		return false;
+	out = c->fs[i];
+	if (BPF_CLASS(s->code) == BPF_JMP && BPF_OP(s->code) != BPF_JA)
+		edge(s, j == 0, &out);
+	for (k = 0; k < c->want->n; k++) {
+		const struct cbpf_fact *f = &c->want->f[k];
+
+		if (!cbpf_known(&out.facts, f->size, f->off, f->mask, f->value))
+			return false;
+	}
+	return true;
+}
+
 /* ---- pass 3: emit ---- */
 
-static int *list_of(struct cbpf *c, int d)
+/* The patch list of destination d; an accept's by what its edge knows. */
+static int *list_of(struct cbpf *c, int d, bool known)
 {
+	c->other |= d == DEST_ACCEPT && !known;
 	if (d == DEST_ACCEPT)
-		return &c->accept;
+		return known ? &c->accept_known : &c->accept;
 	return d == DEST_REJECT ? &c->reject : &c->s[d].list;
 }
 
@@ -408,10 +581,12 @@ static bool falls(const struct cbpf *c, unsigned int i, int d)
 	return d >= 0 && (unsigned int)d == j;
 }
 
-static void goto_dest(struct cbpf *c, unsigned int i, int d)
+static void goto_dest(struct cbpf *c, unsigned int i, int d, bool known)
 {
-	if (!falls(c, i, d))
-		emit_jump(c->e, BPF_JMP_A(0), list_of(c, d));
+	if (!falls(c, i, d) || (d == DEST_ACCEPT && known))
+		emit_jump(c->e, BPF_JMP_A(0), list_of(c, d, known));
+	else
+		c->other |= d == DEST_ACCEPT;
 }
 
 static void emit_anc(struct cbpf *c, const struct anc *a)
@@ -515,7 +690,7 @@ static void emit_alu(struct cbpf *c, const struct sock_filter *s)
 }
 
 /* Compare A with the operand of s by eBPF jump op, to destination d. */
-static void cond_jump(struct cbpf *c, const struct sock_filter *s, int op, int d)
+static void cond_jump(struct cbpf *c, const struct sock_filter *s, int op, int d, bool known)
 {
 	struct bpf_insn j;
 
@@ -527,7 +702,7 @@ static void cond_jump(struct cbpf *c, const struct sock_filter *s, int op, int d
 		emit(c->e, BPF_MOV32_IMM(REG_TMP, s->k));	/* zero-extends */
 		j = BPF_JMP_REG(op, REG_A, REG_TMP, 0);
 	}
-	emit_jump(c->e, j, list_of(c, d));
+	emit_jump(c->e, j, list_of(c, d, known));
 }
 
 static int inverse(int op)
@@ -548,20 +723,24 @@ static void emit_jmp(struct cbpf *c, unsigned int i)
 {
 	const struct sock_filter *s = &c->f[i];
 	int dt, df, op = BPF_OP(s->code);
+	bool kt, kf;
 
 	if (op == BPF_JA) {
-		goto_dest(c, i, dest(c, i + 1 + s->k));
+		goto_dest(c, i, dest(c, i + 1 + s->k), edge_knows(c, i, 0));
 		return;
 	}
 	dt = dest(c, i + 1 + s->jt);
 	df = dest(c, i + 1 + s->jf);
-	if (dt == df) {
-		goto_dest(c, i, dt);
-	} else if (falls(c, i, dt) && inverse(op) >= 0) {
-		cond_jump(c, s, inverse(op), df);
+	kt = dt == DEST_ACCEPT && edge_knows(c, i, 0);
+	kf = df == DEST_ACCEPT && edge_knows(c, i, 1);
+	if (dt == df && kt == kf) {
+		goto_dest(c, i, dt, kt);
+	} else if (falls(c, i, dt) && inverse(op) >= 0 && !kt) {
+		c->other |= dt == DEST_ACCEPT;
+		cond_jump(c, s, inverse(op), df, kf);
 	} else {
-		cond_jump(c, s, op, dt);
-		goto_dest(c, i, df);
+		cond_jump(c, s, op, dt, kt);
+		goto_dest(c, i, df, kf);
 	}
 }
 
@@ -571,10 +750,10 @@ static void emit_ret(struct cbpf *c, unsigned int i)
 
 	if (BPF_RVAL(s->code) == BPF_A) {
 		emit_jump(c->e, BPF_JMP_IMM(BPF_JEQ, REG_A, 0, 0), &c->reject);
-		goto_dest(c, i, DEST_ACCEPT);
+		goto_dest(c, i, DEST_ACCEPT, edge_knows(c, i, 0));
 		return;
 	}
-	goto_dest(c, i, s->k ? DEST_ACCEPT : DEST_REJECT);
+	goto_dest(c, i, s->k ? DEST_ACCEPT : DEST_REJECT, s->k && edge_knows(c, i, 0));
 }
 
 static void emit_insn(struct cbpf *c, unsigned int i)
@@ -658,25 +837,43 @@ static int emit_all(struct cbpf *c, int *reject)
 	return 0;
 }
 
-int cbpf_translate(struct emit *e, const struct sock_filter *f, unsigned int n,
-		   enum frame_mode mode, int len_reg, int keep_going, int *reject, char *err,
-		   size_t errlen)
+int cbpf_translate_split(struct emit *e, const struct sock_filter *f, unsigned int n,
+			 enum frame_mode mode, int len_reg, int keep_going, int *reject,
+			 const struct cbpf_facts *want, int *known, int *other, char *err,
+			 size_t errlen)
 {
 	struct cbpf c = {
 		.e = e, .f = f, .n = n, .accept = NO_JUMP, .reject = NO_JUMP,
 		.mode = mode, .len_reg = len_reg, .keep_going = keep_going,
-		.err = err, .errlen = errlen,
+		.err = err, .errlen = errlen, .want = want, .accept_known = NO_JUMP,
 	};
+	struct fstate acc = { 0 };
 	int ret = check(&c);
 
 	if (ret)
 		return ret;
 	c.s = calloc(n, sizeof(*c.s));
-	if (!c.s) {
+	if (want && want->n)
+		c.fs = facts_flow(&c, &acc);
+	if (!c.s || (want && want->n && !c.fs)) {
+		free(c.s);
 		fail(&c, -1, "out of memory");
 		return -ENOMEM;
 	}
 	ret = emit_all(&c, reject);
+	free(c.fs);
 	free(c.s);
+	if (!ret && known)
+		emit_concat(e, known, c.accept_known);
+	if (other)
+		*other = c.other;
 	return ret;
+}
+
+int cbpf_translate(struct emit *e, const struct sock_filter *f, unsigned int n,
+		   enum frame_mode mode, int len_reg, int keep_going, int *reject, char *err,
+		   size_t errlen)
+{
+	return cbpf_translate_split(e, f, n, mode, len_reg, keep_going, reject, NULL, NULL,
+				    NULL, err, errlen);
 }

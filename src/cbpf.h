@@ -45,4 +45,42 @@ int cbpf_translate(struct emit *e, const struct sock_filter *f, unsigned int n,
 		   enum frame_mode mode, int len_reg, int keep_going, int *reject, char *err,
 		   size_t errlen);
 
+/*
+ * What every accepted packet is known to hold: (the size bytes at frame
+ * offset off, in host order) & mask == value, for the tests the filter
+ * made on every path to an accept (a JEQ taken, a JSET not taken, on a
+ * value loaded with LD ABS and masked with AND).  The code after the
+ * where clause need not test them again.
+ */
+struct cbpf_fact {
+	int size;		/* BPF_B, BPF_H, BPF_W */
+	__u32 off, mask, value;
+};
+
+#define CBPF_MAX_FACTS 8
+
+struct cbpf_facts {
+	int n;
+	struct cbpf_fact f[CBPF_MAX_FACTS];
+};
+
+/*
+ * The facts of classic program f[0..n), which cbpf_translate() takes;
+ * none (n = 0) for one it does not, or on no memory.
+ */
+void cbpf_facts(const struct sock_filter *f, unsigned int n, struct cbpf_facts *facts);
+
+/*
+ * cbpf_translate(), but the accepts whose path has tested all of want
+ * (not NULL) jump to the patch list *known; the others fall through, and
+ * *other says whether there are any (else the code after is unreachable).
+ */
+int cbpf_translate_split(struct emit *e, const struct sock_filter *f, unsigned int n,
+			 enum frame_mode mode, int len_reg, int keep_going, int *reject,
+			 const struct cbpf_facts *want, int *known, int *other, char *err,
+			 size_t errlen);
+
+/* Does facts hold that (the size bytes at off) & mask == value? */
+int cbpf_known(const struct cbpf_facts *facts, int size, __u32 off, __u32 mask, __u32 value);
+
 #endif

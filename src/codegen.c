@@ -817,31 +817,77 @@ static void fast_expect(struct gen *g, int n, int off, __u32 mask, __u32 v, int 
 	emit_jmp(g, BPF_JNE, BPF_REG_0, fast_imm(g, v, n), slow);
 }
 
-/*
- * The guard: frames it turns away go to *slow.  Where the 4 bytes from
- * the EtherType on, and from the fragment offset on, can be read in one
- * load each, two tests cover the EtherType, the header's first byte, the
- * fragment offset and the protocol.
- */
-static void fast_guard(struct gen *g, const struct fast *fp, int *slow)
+/* The guard's tests: (the n bytes at off) & mask == v */
+enum { TEST_ETYPE = 1, TEST_IHL = 2, TEST_FRAG = 4, TEST_PROTO = 8 };
+
+struct fast_test {
+	int n, off;
+	__u32 mask, v;
+};
+
+static void fast_tests_of(const struct fast *fp, struct fast_test t[4])
 {
-	emit_note(g->e, fp->proto ?
-		  "fast path: untagged IPv4, 20-byte header, first fragment, the keys' protocol" :
-		  "fast path: untagged IPv4");
+	t[0] = (struct fast_test){ 2, 12, 0xffff, ETH_P_IP };
+	t[1] = (struct fast_test){ 1, ETH_HLEN, 0xff, 0x45 };
+	t[2] = (struct fast_test){ 2, ETH_HLEN + 6, 0x1fff, 0 };
+	t[3] = (struct fast_test){ 1, ETH_HLEN + 9, 0xff, fp->proto };
+}
+
+/* The tests fp's guard makes: the EtherType; for transport keys all four */
+static int fast_all(const struct fast *fp)
+{
+	return fp->proto ? TEST_ETYPE | TEST_IHL | TEST_FRAG | TEST_PROTO : TEST_ETYPE;
+}
+
+/*
+ * The tests a where clause can have made: all but the IPv4 header's first
+ * byte (libpcap reads its length from it, never tests it), as facts.
+ */
+static void fast_want(const struct fast *fp, struct cbpf_facts *want)
+{
+	struct fast_test t[4];
+	int i;
+
+	fast_tests_of(fp, t);
+	want->n = 0;
+	for (i = 0; i < 4; i++)
+		if ((fast_all(fp) & ~TEST_IHL) & 1 << i)
+			want->f[want->n++] = (struct cbpf_fact){ frame_size(t[i].n), t[i].off,
+								 t[i].mask, t[i].v };
+}
+
+/* The frame (FRAME_DIRECT: the linear part) holds what the keys read, else to *slow */
+static void fast_reach(struct gen *g, const struct fast *fp, int *slow)
+{
 	if (g->mode == FRAME_DIRECT)
 		frame_direct_start(g->e, R_PKT, fp->extent, slow);
 	else
 		emit_jmp(g, BPF_JLT, R_LEN, fp->extent, slow);
-	if (!fp->proto) {
-		fast_expect(g, 2, 12, 0xffff, ETH_P_IP, slow);
-	} else if (fast_wide(g, 4, 12) && fast_wide(g, 4, ETH_HLEN + 6)) {
-		fast_expect(g, 4, 12, 0xffffff00, ETH_P_IP << 16 | 0x45 << 8, slow);
-		fast_expect(g, 4, ETH_HLEN + 6, 0x1fff00ff, fp->proto, slow);
-	} else {
-		fast_expect(g, 2, 12, 0xffff, ETH_P_IP, slow);
-		fast_expect(g, 1, ETH_HLEN, 0xff, 0x45, slow);
-		fast_expect(g, 2, ETH_HLEN + 6, 0x1fff, 0, slow);
-		fast_expect(g, 1, ETH_HLEN + 9, 0xff, fp->proto, slow);
+}
+
+/* The tests of mask, else to *slow; two adjacent ones in one load where it can */
+static void fast_tests(struct gen *g, const struct fast *fp, int mask, int *slow)
+{
+	struct fast_test t[4];
+	int i;
+
+	fast_tests_of(fp, t);
+	for (i = 0; i < 4; i += 2) {
+		int both = (mask >> i & 3) == 3;
+
+		if (both && fast_wide(g, 4, t[i].off)) {
+			/* the 4 bytes from t[i].off hold both: each at its place */
+			int sh0 = 8 * (4 - t[i].n), sh1 = 8 * (t[i].off + 4 - t[i + 1].off -
+							       t[i + 1].n);
+
+			fast_expect(g, 4, t[i].off, t[i].mask << sh0 | t[i + 1].mask << sh1,
+				    t[i].v << sh0 | t[i + 1].v << sh1, slow);
+			continue;
+		}
+		if (mask & 1 << i)
+			fast_expect(g, t[i].n, t[i].off, t[i].mask, t[i].v, slow);
+		if (mask & 2 << i)
+			fast_expect(g, t[i + 1].n, t[i + 1].off, t[i + 1].mask, t[i + 1].v, slow);
 	}
 }
 
@@ -924,15 +970,39 @@ static void fast_key(struct gen *g, const struct fast *fp, int i)
 	}
 }
 
-/*
- * The fast path of the keys, to *done; the frames its guard turns away to
- * *slow.
- */
-static void gen_fast(struct gen *g, const struct fast *fp, int *slow, int *done)
-{
-	int i, n, run;
+static void gen_key_init(struct gen *g);
 
-	fast_guard(g, fp, slow);
+/*
+ * The key init and the fast path of the keys, to *done; the frames its
+ * guard turns away to *slow.  known: the where clause's accepts that
+ * tested all the guard can leave to it (fast_want()), which then test
+ * only the IPv4 header's first byte; other: whether there are others,
+ * which test everything.
+ */
+static void gen_fast(struct gen *g, const struct fast *fp, int known, int other, int *slow,
+		     int *done)
+{
+	int join = NO_JUMP, i, n, run;
+
+	if (other) {
+		gen_key_init(g);
+		emit_note(g->e, fp->proto ? "fast path: untagged IPv4, 20-byte header, first "
+			  "fragment, the keys' protocol" : "fast path: untagged IPv4");
+		fast_reach(g, fp, slow);
+		fast_tests(g, fp, known == NO_JUMP ? fast_all(fp) : fast_all(fp) & ~TEST_IHL,
+			   slow);
+		if (known != NO_JUMP)
+			emit_goto(g, &join);
+	}
+	if (known != NO_JUMP) {
+		emit_patch_here(g->e, known);
+		gen_key_init(g);
+		emit_note(g->e, "fast path, from an accept of the where clause that tested the "
+			  "rest: the keys' bytes are there");
+		fast_reach(g, fp, slow);
+		emit_patch_here(g->e, join);
+		fast_tests(g, fp, fast_all(fp) & TEST_IHL, slow);
+	}
 	if (g->mode == FRAME_LD_ABS) {	/* gen_keys()'s order */
 		for (i = g->q->nkeys - 1; i >= 0; i--)
 			fast_key(g, fp, i);
@@ -1212,11 +1282,14 @@ static void gen_expr(struct gen *g, const struct codegen_expr *x, int i)
  * read past the frame's end must not end the program when more is counted
  * after it (keep_going).
  */
-static int gen_where(struct gen *g, const struct codegen_expr *x, int keep_going, char *err,
+static int gen_where(struct gen *g, const struct codegen_expr *x, int keep_going,
+		     const struct cbpf_facts *want, int *known, int *other, char *err,
 		     size_t errlen)
 {
-	int slow = NO_JUMP, accepted = NO_JUMP, ret;
+	int slow = NO_JUMP, accepted = NO_JUMP, ret, other_fast = 0;
 
+	*known = NO_JUMP;
+	*other = 1;
 	if (!x->filter)
 		return 0;
 	/*
@@ -1232,12 +1305,13 @@ static int gen_where(struct gen *g, const struct codegen_expr *x, int keep_going
 		frame_direct_start(g->e, R_L4, WHERE_FAST_EXTENT, &slow);
 		g->e->start.reg = R_L4;
 		g->e->start.extent = WHERE_FAST_EXTENT;
-		ret = cbpf_translate(g->e, x->filter, x->n, g->mode, -1, keep_going, &g->next,
-				     err, errlen);
+		ret = cbpf_translate_split(g->e, x->filter, x->n, g->mode, -1, keep_going,
+					   &g->next, want, known, &other_fast, err, errlen);
 		g->e->start.extent = 0;
 		if (ret)
 			return ret;
-		emit_goto(g, &accepted);
+		if (other_fast)
+			emit_goto(g, &accepted);
 		emit_patch_here(g->e, slow);
 		emit_note(g->e, "where, slow path: r9 = the frame length");
 	} else {
@@ -1245,9 +1319,10 @@ static int gen_where(struct gen *g, const struct codegen_expr *x, int keep_going
 	}
 	if (g->mode == FRAME_DIRECT || g->shared)
 		frame_length(g->e, R_L4);
-	ret = cbpf_translate(g->e, x->filter, x->n, g->mode, R_L4, keep_going, &g->next, err,
-			     errlen);
+	ret = cbpf_translate_split(g->e, x->filter, x->n, g->mode, R_L4, keep_going, &g->next,
+				   want, known, other, err, errlen);
 	emit_patch_here(g->e, accepted);
+	*other |= other_fast;
 	return ret;
 }
 
@@ -1256,7 +1331,8 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 {
 	struct gen g = { .e = e, .mode = mode, .out = NO_JUMP };
 	int shared = g.shared = nx > 1;
-	int i, fast, slow, has_fast;
+	int i, fast, slow, has_fast, known, other;
+	struct cbpf_facts want;
 	struct fast fp;
 
 	for (i = 0; i < nx; i++)
@@ -1280,6 +1356,8 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 	}
 	/* without a where clause the fast path checks for itself: the slow one then */
 	has_fast = !shared && !e->slow_only && fast_plan(x[0].q, e->cooked, &fp);
+	if (has_fast)
+		fast_want(&fp, &want);
 	if (g.mode == FRAME_DIRECT && !(has_fast && !x[0].filter)) {
 		emit_note(e, "the frame's first bytes, if the linear part holds them");
 		frame_direct_base(e, FRAME, direct_extent(&g, x, nx, FRAME));
@@ -1297,12 +1375,14 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		gen_expr(&g, x, i);
 		if (shared)
 			emit_note(e, i ? "the next expression" : "the first expression");
-		if (gen_where(&g, &x[i], i < nx - 1, err, errlen))
+		if (gen_where(&g, &x[i], i < nx - 1, has_fast ? &want : NULL, &known, &other, err,
+			      errlen))
 			return -1;
-		gen_key_init(&g);
 		fast = slow = NO_JUMP;
 		if (has_fast)
-			gen_fast(&g, &fp, &slow, &fast);
+			gen_fast(&g, &fp, known, other, &slow, &fast);
+		else
+			gen_key_init(&g);
 		if (has_fast && !x[i].filter && g.mode == FRAME_DIRECT)
 			frame_direct_base(e, FRAME, direct_extent(&g, x, nx, FRAME));
 		if (!shared)

@@ -865,6 +865,87 @@ static void test_filter_compile(void)
 	filter_free(&prog);
 }
 
+/* ---- facts: what every accept of a filter has tested ---- */
+
+static const struct {
+	const char *filter;
+	int size;
+	__u32 off, mask, value;
+	int known;
+} fact_rows[] = {
+	{ "ip", BPF_H, 12, 0xffff, ETH_P_IP, 1 },
+	{ "ip and tcp port 443", BPF_H, 12, 0xffff, ETH_P_IP, 1 },
+	{ "ip and tcp port 443", BPF_B, 23, 0xff, IPPROTO_TCP, 1 },
+	{ "ip and tcp port 443", BPF_H, 20, 0x1fff, 0, 1 },
+	{ "ip and tcp port 443", BPF_H, 20, 0xffff, 0, 0 },	/* only the offset */
+	{ "ip and tcp port 443", BPF_B, 23, 0xff, IPPROTO_UDP, 0 },
+	{ "tcp port 443", BPF_H, 12, 0xffff, ETH_P_IP, 0 },	/* IPv6 too */
+	{ "ip or arp", BPF_H, 12, 0xffff, ETH_P_IP, 0 },
+	{ "not ip", BPF_H, 12, 0xffff, ETH_P_IP, 0 },
+	{ "ip and udp", BPF_B, 23, 0xff, IPPROTO_UDP, 1 },
+	{ "ip and udp", BPF_H, 20, 0x1fff, 0, 0 },		/* libpcap tests no offset */
+	{ "ether[12:2] & 0xff00 = 0x0800", BPF_H, 12, 0xff00, 0x0800, 1 },
+	{ "ether[12:2] & 0xff00 = 0x0800", BPF_H, 12, 0xffff, 0x0800, 0 },
+};
+
+static void test_facts(void)
+{
+	struct cbpf_facts facts;
+	struct bpf_program prog;
+	char err[256], name[200];
+	size_t i;
+
+	for (i = 0; i < sizeof(fact_rows) / sizeof(fact_rows[0]); i++) {
+		if (filter_compile(fact_rows[i].filter, NULL, &prog, err, sizeof(err))) {
+			unit_ok(0, fact_rows[i].filter);
+			continue;
+		}
+		cbpf_facts(filter_insns(&prog), prog.bf_len, &facts);
+		filter_free(&prog);
+		snprintf(name, sizeof(name), "facts of '%s': %s[%u:%d] & %#x == %#x%s",
+			 fact_rows[i].filter, fact_rows[i].known ? "" : "not ",
+			 fact_rows[i].off, fact_rows[i].size == BPF_B ? 1 :
+			 fact_rows[i].size == BPF_H ? 2 : 4, fact_rows[i].mask,
+			 fact_rows[i].value, fact_rows[i].known ? "" : " on every accept");
+		unit_ok(cbpf_known(&facts, fact_rows[i].size, fact_rows[i].off, fact_rows[i].mask,
+				   fact_rows[i].value) == fact_rows[i].known, name);
+	}
+}
+
+/*
+ * The split translation: the accepts of `tcp port 443` that tested IPv4
+ * (its EtherType, protocol and fragment offset) jump to their own list,
+ * the IPv6 ones fall through; those of `ip and tcp port 443` all jump.
+ */
+static void test_split(void)
+{
+	static const char *const filters[] = { "tcp port 443", "ip and tcp port 443" };
+	struct cbpf_facts want = { 3, {
+		{ BPF_H, 12, 0xffff, ETH_P_IP }, { BPF_H, 20, 0x1fff, 0 },
+		{ BPF_B, 23, 0xff, IPPROTO_TCP } } };
+	int i, reject, known, other, ret;
+	struct bpf_program prog;
+	char err[256];
+	struct emit e;
+
+	for (i = 0; i < 2; i++) {
+		emit_init(&e);
+		reject = known = NO_JUMP;
+		other = -1;
+		ret = filter_compile(filters[i], NULL, &prog, err, sizeof(err));
+		if (!ret) {
+			ret = cbpf_translate_split(&e, filter_insns(&prog), prog.bf_len,
+						   FRAME_LD_ABS, BPF_REG_9, 0, &reject, &want,
+						   &known, &other, err, sizeof(err));
+			filter_free(&prog);
+		}
+		unit_okf(!ret && known != NO_JUMP && other == !i,
+			 "split '%s': the IPv4 accepts jump apart, %s", filters[i],
+			 i ? "no other" : "the IPv6 ones fall through");
+		emit_free(&e);
+	}
+}
+
 int main(void)
 {
 	size_t i;
@@ -896,6 +977,8 @@ int main(void)
 		test_bad(bads[i].name, bads[i].f, bads[i].n, bads[i].msg);
 	test_bad("empty program", bads[0].f, 0, "classic program of 0 instructions");
 	test_protochain();
+	test_facts();
+	test_split();
 	test_too_large();
 	test_golden_ip();
 	test_filter_compile();

@@ -330,14 +330,16 @@ static unsigned int make_frame(const struct fspec *f, unsigned char *b)
 		b[l4 + 3] = 53;
 		return l4 + 8;
 	}
-	b[n] = 0x45;
+	b[n] = strstr(f->what, " opt") ? 0x46 : 0x45;	/* one word of options: NOPs */
+	if (b[n] == 0x46)
+		memset(b + n + 20, 1, 4);
 	b[n + 8] = 64;
 	b[n + 9] = tcp ? IPPROTO_TCP : IPPROTO_UDP;
 	if (!strcmp(f->what, "frag"))
 		put16(b, n + 6, 185);		/* a later fragment */
 	b[n + 12] = 198, b[n + 13] = 18, b[n + 14] = 7, b[n + 15] = 9;
 	b[n + 16] = 198, b[n + 17] = 18, b[n + 18] = 0, b[n + 19] = 1;
-	l4 = n + 20;
+	l4 = n + 4 * (b[n] & 0xf);
 	put16(b, l4, 40000);
 	put16(b, l4 + 2, port);
 	if (!tcp)
@@ -525,14 +527,14 @@ static void check_lengths(void)
  * fast paths (codegen.c) count the same on random frames, most of them
  * near the fast path's guard: the common IPv4 frame with one of its
  * header's bytes changed (EtherType, version and length, fragment offset,
- * protocol, the addresses and ports), tagged, cut anywhere, and in
- * FRAME_DIRECT mode with any linear part.
+ * protocol, the addresses and ports), with IP options, tagged, cut
+ * anywhere, and in FRAME_DIRECT mode with any linear part.
  */
 static void check_fast_slow(const char *expr, unsigned int seed)
 {
 	static const struct fspec kinds[] = {
 		F("tcp 443"), F("udp 53"), F("ip6 hop"), F("arp"), F("frag"),
-		F("tcp 443", .vlan = 42),
+		F("tcp 443", .vlan = 42), F("tcp 443 opt"),
 	};
 	/* (offset, value) changes of an untagged frame's header */
 	static const unsigned char pokes[][2] = {
@@ -566,7 +568,7 @@ static void check_fast_slow(const char *expr, unsigned int seed)
 			unsigned int len, n;
 
 			r = r * 1103515245 + 12345;
-			len = make_frame(&kinds[(r >> 16) % 6], frame);
+			len = make_frame(&kinds[(r >> 16) % 7], frame);
 			for (n = (r >> 8) % 3; n > 0; n--) {
 				r = r * 1103515245 + 12345;
 				frame[pokes[(r >> 16) % 22][0]] = pokes[(r >> 16) % 22][1];
@@ -604,6 +606,8 @@ static void check_fast_paths(void)
 		"count by ip.src/24, tcp.dstport where tcp port 443",
 		"count by ip.proto where ip[6:2] & 0x1fff = 0 and (udp or tcp[13] & 2 != 0)",
 		"count by udp.dstport where udp and len > 50",
+		"count by ip.src, tcp.flags where ip and tcp port 443",
+		"count by ip.dst, udp.srcport where udp port 53 or arp",
 	};
 	size_t i;
 
