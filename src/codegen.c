@@ -856,11 +856,14 @@ static void fast_want(const struct fast *fp, struct cbpf_facts *want)
 								 t[i].mask, t[i].v };
 }
 
-/* The frame (FRAME_DIRECT: the linear part) holds what the keys read, else to *slow */
-static void fast_reach(struct gen *g, const struct fast *fp, int *slow)
+/*
+ * The frame (FRAME_DIRECT: the linear part, whose address the slow path
+ * may read too) holds what the keys read, else to *slow (*unfit)
+ */
+static void fast_reach(struct gen *g, const struct fast *fp, int *slow, int *unfit)
 {
 	if (g->mode == FRAME_DIRECT)
-		frame_direct_start(g->e, R_PKT, fp->extent, slow);
+		frame_direct_fast(g->e, R_PKT, fp->extent, slow, unfit);
 	else
 		emit_jmp(g, BPF_JLT, R_LEN, fp->extent, slow);
 }
@@ -982,13 +985,13 @@ static void gen_key_init(struct gen *g);
 static void gen_fast(struct gen *g, const struct fast *fp, int known, int other, int *slow,
 		     int *done)
 {
-	int join = NO_JUMP, i, n, run;
+	int join = NO_JUMP, unfit = NO_JUMP, i, n, run;
 
 	if (other) {
 		gen_key_init(g);
 		emit_note(g->e, fp->proto ? "fast path: untagged IPv4, 20-byte header, first "
 			  "fragment, the keys' protocol" : "fast path: untagged IPv4");
-		fast_reach(g, fp, slow);
+		fast_reach(g, fp, slow, &unfit);
 		fast_tests(g, fp, known == NO_JUMP ? fast_all(fp) : fast_all(fp) & ~TEST_IHL,
 			   slow);
 		if (known != NO_JUMP)
@@ -999,7 +1002,7 @@ static void gen_fast(struct gen *g, const struct fast *fp, int known, int other,
 		gen_key_init(g);
 		emit_note(g->e, "fast path, from an accept of the where clause that tested the "
 			  "rest: the keys' bytes are there");
-		fast_reach(g, fp, slow);
+		fast_reach(g, fp, slow, &unfit);
 		emit_patch_here(g->e, join);
 		fast_tests(g, fp, fast_all(fp) & TEST_IHL, slow);
 	}
@@ -1020,6 +1023,7 @@ static void gen_fast(struct gen *g, const struct fast *fp, int known, int other,
 				       g->key + g->lay->val_off[i]));
 	}
 	emit_goto(g, done);
+	frame_direct_unfit(g->e, unfit);
 	emit_patch_here(g->e, *slow);
 	emit_note(g->e, "slow path: every other frame");
 }

@@ -137,13 +137,24 @@ static void direct_load(struct emit *e, int size, int base, int off, int *slow)
 _Static_assert(DIRECT_SLOT(0) % 8 == 0 && DIRECT_SLOT(3) <= FRAME_WIN_OFF + FRAME_WIN_LEN,
 	       "the stored addresses lie in the window, 8-byte aligned");
 
-void frame_direct_base(struct emit *e, int base, int extent)
+/* The slot of base's address, or a free one; -1 if none is left. */
+static int direct_index(const struct emit *e, int base)
 {
-	int at = frame_skb_off(e, 0), none = NO_JUMP, done = NO_JUMP, i;
+	int i;
 
 	for (i = 0; i < 3 && e->direct[i].extent && e->direct[i].base != base; i++)
 		;
-	if (i == 3)
+	return i < 3 ? i : -1;
+}
+
+void frame_direct_base(struct emit *e, int base, int extent)
+{
+	int at = frame_skb_off(e, 0), none = NO_JUMP, done = NO_JUMP, i = direct_index(e, base);
+
+	if (i < 0)
+		return;
+	/* the frame's start does not move: an address stored for as much serves */
+	if (base < 0 && e->direct[i].extent >= extent && e->direct[i].base == base)
 		return;
 	e->direct[i].extent = 0;
 	if (extent <= 0 || extent > 0xff || (base < 0 && at < 0))
@@ -181,6 +192,31 @@ void frame_direct_start(struct emit *e, int reg, int extent, int *fail)
 	}
 	direct_ptr(e, -1, &at, extent, fail);
 	emit(e, BPF_MOV64_REG(reg, BPF_REG_2));
+}
+
+void frame_direct_fast(struct emit *e, int reg, int extent, int *fail, int *unfit)
+{
+	int i = direct_index(e, -1), at = 0;
+
+	if (direct_slot(e, -1, 0, extent) || i < 0 || extent > 0xff) {
+		frame_direct_start(e, reg, extent, fail);
+		return;
+	}
+	direct_ptr(e, -1, &at, extent, unfit);
+	emit(e, BPF_STX_MEM(BPF_DW, FP, BPF_REG_2, DIRECT_SLOT(i)));
+	emit(e, BPF_MOV64_REG(reg, BPF_REG_2));
+	e->direct[i].base = -1;
+	e->direct[i].extent = extent;
+}
+
+void frame_direct_unfit(struct emit *e, int unfit)
+{
+	int i = direct_index(e, -1);
+
+	if (unfit == NO_JUMP || i < 0)
+		return;
+	emit_patch_here(e, unfit);
+	emit(e, BPF_ST_MEM(BPF_DW, FP, DIRECT_SLOT(i), 0));
 }
 
 /* FRAME_DIRECT: a direct read, or LD_ABS/LD_IND past the linear part. */

@@ -103,6 +103,15 @@ void frame_direct_base(struct emit *e, int base, int extent);
 void frame_direct_start(struct emit *e, int reg, int extent, int *fail);
 
 /*
+ * The same, and when it checks afresh, it stores the address for the
+ * code after as frame_direct_base(e, -1, extent) would; a frame whose
+ * linear part is too short then goes to *unfit, where
+ * frame_direct_unfit(), called where that code starts, stores 0 instead.
+ */
+void frame_direct_fast(struct emit *e, int reg, int extent, int *fail, int *unfit);
+void frame_direct_unfit(struct emit *e, int unfit);
+
+/*
  * The same for the translated where clause, with no alignment known and
  * no check made: a read past the frame's end (length in len_reg) jumps to
  * *reject; one past the window or the linear part, or any in FRAME_LD_ABS
