@@ -975,17 +975,19 @@ static void fast_key(struct gen *g, const struct fast *fp, int i)
 
 static void gen_key_init(struct gen *g);
 
+static void gen_count(struct gen *g);
+
 /*
- * The key init and the fast path of the keys, to *done; the frames its
+ * The key init and the fast path of the keys, then its own count and
+ * exit, so that it runs straight through (one expression); the frames its
  * guard turns away to *slow.  known: the where clause's accepts that
  * tested all the guard can leave to it (fast_want()), which then test
  * only the IPv4 header's first byte; other: whether there are others,
  * which test everything.
  */
-static void gen_fast(struct gen *g, const struct fast *fp, int known, int other, int *slow,
-		     int *done)
+static void gen_fast(struct gen *g, const struct fast *fp, int known, int other, int *slow)
 {
-	int join = NO_JUMP, unfit = NO_JUMP, i, n, run;
+	int join = NO_JUMP, unfit = NO_JUMP, rejected = g->next, i, n, run;
 
 	if (other) {
 		gen_key_init(g);
@@ -1022,7 +1024,12 @@ static void gen_fast(struct gen *g, const struct fast *fp, int known, int other,
 		emit(g->e, BPF_STX_MEM(n == 8 ? BPF_DW : frame_size(n), FP, BPF_REG_0,
 				       g->key + g->lay->val_off[i]));
 	}
-	emit_goto(g, done);
+	g->next = NO_JUMP;
+	gen_count(g);
+	emit_patch_here(g->e, g->next);
+	emit(g->e, BPF_MOV64_IMM(BPF_REG_0, 0));
+	emit(g->e, BPF_EXIT_INSN());
+	g->next = rejected;
 	frame_direct_unfit(g->e, unfit);
 	emit_patch_here(g->e, *slow);
 	emit_note(g->e, "slow path: every other frame");
@@ -1335,7 +1342,7 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 {
 	struct gen g = { .e = e, .mode = mode, .out = NO_JUMP };
 	int shared = g.shared = nx > 1;
-	int i, fast, slow, has_fast, known, other;
+	int i, slow, has_fast, known, other;
 	struct cbpf_facts want;
 	struct fast fp;
 
@@ -1382,9 +1389,9 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		if (gen_where(&g, &x[i], i < nx - 1, has_fast ? &want : NULL, &known, &other, err,
 			      errlen))
 			return -1;
-		fast = slow = NO_JUMP;
+		slow = NO_JUMP;
 		if (has_fast)
-			gen_fast(&g, &fp, known, other, &slow, &fast);
+			gen_fast(&g, &fp, known, other, &slow);
 		else
 			gen_key_init(&g);
 		if (has_fast && !x[i].filter && g.mode == FRAME_DIRECT)
@@ -1396,7 +1403,6 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		if (shared && needs_q(x[i].q, LAYER_TCP))
 			emit(e, BPF_LDX_MEM(BPF_DW, R_L4, FP, SLOT_SAVE_L4));
 		gen_keys(&g);
-		emit_patch_here(e, fast);
 		gen_count(&g);
 		emit_patch_here(e, g.next);
 	}
