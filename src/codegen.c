@@ -977,37 +977,26 @@ static void gen_key_init(struct gen *g);
 
 static void gen_count(struct gen *g);
 
-/*
- * The key init and the fast path of the keys, then its own count and
- * exit, so that it runs straight through (one expression); the frames its
- * guard turns away to *slow.  known: the where clause's accepts that
- * tested all the guard can leave to it (fast_want()), which then test
- * only the IPv4 header's first byte; other: whether there are others,
- * which test everything.
- */
-static void gen_fast(struct gen *g, const struct fast *fp, int known, int other, int *slow)
-{
-	int join = NO_JUMP, unfit = NO_JUMP, rejected = g->next, i, n, run;
+/* Where the frames a fast path's guard turns away go (gen_fast_end()) */
+struct fast_exits {
+	int slow;		/* to the slow path */
+	int unfit;		/* FRAME_DIRECT: the frame's address not stored (frame.h) */
+};
 
-	if (other) {
-		gen_key_init(g);
-		emit_note(g->e, fp->proto ? "fast path: untagged IPv4, 20-byte header, first "
-			  "fragment, the keys' protocol" : "fast path: untagged IPv4");
-		fast_reach(g, fp, slow, &unfit);
-		fast_tests(g, fp, known == NO_JUMP ? fast_all(fp) : fast_all(fp) & ~TEST_IHL,
-			   slow);
-		if (known != NO_JUMP)
-			emit_goto(g, &join);
-	}
-	if (known != NO_JUMP) {
-		emit_patch_here(g->e, known);
-		gen_key_init(g);
-		emit_note(g->e, "fast path, from an accept of the where clause that tested the "
-			  "rest: the keys' bytes are there");
-		fast_reach(g, fp, slow, &unfit);
-		emit_patch_here(g->e, join);
-		fast_tests(g, fp, fast_all(fp) & TEST_IHL, slow);
-	}
+/*
+ * A fast path: the key init, the guard (its reach, the tests of mask),
+ * the keys, and a count and exit of its own, so that it runs straight
+ * through (one expression).
+ */
+static void gen_fast(struct gen *g, const struct fast *fp, int mask, const char *note,
+		     struct fast_exits *x)
+{
+	int rejected = g->next, i, n, run;
+
+	gen_key_init(g);
+	emit_note(g->e, note);
+	fast_reach(g, fp, &x->slow, &x->unfit);
+	fast_tests(g, fp, mask, &x->slow);
 	if (g->mode == FRAME_LD_ABS) {	/* gen_keys()'s order */
 		for (i = g->q->nkeys - 1; i >= 0; i--)
 			fast_key(g, fp, i);
@@ -1030,8 +1019,27 @@ static void gen_fast(struct gen *g, const struct fast *fp, int known, int other,
 	emit(g->e, BPF_MOV64_IMM(BPF_REG_0, 0));
 	emit(g->e, BPF_EXIT_INSN());
 	g->next = rejected;
-	frame_direct_unfit(g->e, unfit);
-	emit_patch_here(g->e, *slow);
+}
+
+/*
+ * The fast path from the where clause's accepts that tested what
+ * fast_want() lists (known): only the IPv4 header's first byte is left.
+ */
+static void gen_fast_known(struct gen *g, const struct fast *fp, int known,
+			   struct fast_exits *x)
+{
+	if (known == NO_JUMP)
+		return;
+	emit_patch_here(g->e, known);
+	gen_fast(g, fp, fast_all(fp) & TEST_IHL, "fast path, from an accept of the where "
+		 "clause that tested the rest: the keys' bytes are there", x);
+}
+
+/* Where the slow path starts: the frames the fast paths turned away */
+static void gen_fast_end(struct gen *g, struct fast_exits *x)
+{
+	frame_direct_unfit(g->e, x->unfit);
+	emit_patch_here(g->e, x->slow);
 	emit_note(g->e, "slow path: every other frame");
 }
 
@@ -1294,10 +1302,11 @@ static void gen_expr(struct gen *g, const struct codegen_expr *x, int i)
  * after it (keep_going).
  */
 static int gen_where(struct gen *g, const struct codegen_expr *x, int keep_going,
-		     const struct cbpf_facts *want, int *known, int *other, char *err,
-		     size_t errlen)
+		     const struct fast *fp, struct fast_exits *fx, int *known, int *other,
+		     char *err, size_t errlen)
 {
-	int slow = NO_JUMP, accepted = NO_JUMP, ret, other_fast = 0;
+	int slow = NO_JUMP, accepted = NO_JUMP, known_fast = NO_JUMP, ret, other_fast = 0;
+	struct cbpf_facts want;
 
 	*known = NO_JUMP;
 	*other = 1;
@@ -1307,8 +1316,13 @@ static int gen_where(struct gen *g, const struct codegen_expr *x, int keep_going
 	 * FRAME_DIRECT: twice, first for a frame whose linear part holds its
 	 * first WHERE_FAST_EXTENT bytes, read from r9 = their address with no
 	 * other check, then the general translation for any frame (a filter
-	 * of one instruction reads nothing).
+	 * of one instruction reads nothing).  The first one's accepts that
+	 * tested IPv4 go on to the keys' fast path right after it, so that
+	 * the common frame's path lies in one piece; the others' accepts all
+	 * take the full guard.
 	 */
+	if (fp)
+		fast_want(fp, &want);
 	if (g->mode == FRAME_DIRECT && !g->e->cooked && !g->e->slow_only && x->n > 1 &&
 	    x->n <= WHERE_FAST_MAX) {
 		emit_note(g->e, "where, fast path: the linear part holds the frame's first 60 "
@@ -1317,12 +1331,15 @@ static int gen_where(struct gen *g, const struct codegen_expr *x, int keep_going
 		g->e->start.reg = R_L4;
 		g->e->start.extent = WHERE_FAST_EXTENT;
 		ret = cbpf_translate_split(g->e, x->filter, x->n, g->mode, -1, keep_going,
-					   &g->next, want, known, &other_fast, err, errlen);
+					   &g->next, fp ? &want : NULL, &known_fast, &other_fast,
+					   err, errlen);
 		g->e->start.extent = 0;
 		if (ret)
 			return ret;
 		if (other_fast)
 			emit_goto(g, &accepted);
+		gen_fast_known(g, fp, known_fast, fx);
+		fp = NULL;
 		emit_patch_here(g->e, slow);
 		emit_note(g->e, "where, slow path: r9 = the frame length");
 	} else {
@@ -1331,7 +1348,7 @@ static int gen_where(struct gen *g, const struct codegen_expr *x, int keep_going
 	if (g->mode == FRAME_DIRECT || g->shared)
 		frame_length(g->e, R_L4);
 	ret = cbpf_translate_split(g->e, x->filter, x->n, g->mode, R_L4, keep_going, &g->next,
-				   want, known, other, err, errlen);
+				   fp ? &want : NULL, known, other, err, errlen);
 	emit_patch_here(g->e, accepted);
 	*other |= other_fast;
 	return ret;
@@ -1342,8 +1359,8 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 {
 	struct gen g = { .e = e, .mode = mode, .out = NO_JUMP };
 	int shared = g.shared = nx > 1;
-	int i, slow, has_fast, known, other;
-	struct cbpf_facts want;
+	int i, has_fast, known, other;
+	struct fast_exits fx;
 	struct fast fp;
 
 	for (i = 0; i < nx; i++)
@@ -1367,8 +1384,6 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 	}
 	/* without a where clause the fast path checks for itself: the slow one then */
 	has_fast = !shared && !e->slow_only && fast_plan(x[0].q, e->cooked, &fp);
-	if (has_fast)
-		fast_want(&fp, &want);
 	if (g.mode == FRAME_DIRECT && !(has_fast && !x[0].filter)) {
 		emit_note(e, "the frame's first bytes, if the linear part holds them");
 		frame_direct_base(e, FRAME, direct_extent(&g, x, nx, FRAME));
@@ -1386,14 +1401,26 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		gen_expr(&g, x, i);
 		if (shared)
 			emit_note(e, i ? "the next expression" : "the first expression");
-		if (gen_where(&g, &x[i], i < nx - 1, has_fast ? &want : NULL, &known, &other, err,
-			      errlen))
+		fx = (struct fast_exits){ NO_JUMP, NO_JUMP };
+		if (gen_where(&g, &x[i], i < nx - 1, has_fast ? &fp : NULL, &fx, &known, &other,
+			      err, errlen))
 			return -1;
-		slow = NO_JUMP;
-		if (has_fast)
-			gen_fast(&g, &fp, known, other, &slow);
-		else
+		if (has_fast) {
+			/* the accepts that tested IPv4 first: the common frame's */
+			int full = NO_JUMP;
+
+			if (other && known != NO_JUMP)
+				emit_goto(&g, &full);
+			gen_fast_known(&g, &fp, known, &fx);
+			emit_patch_here(e, full);
+			if (other)
+				gen_fast(&g, &fp, fast_all(&fp), fp.proto ? "fast path: untagged "
+					 "IPv4, 20-byte header, first fragment, the keys' protocol" :
+					 "fast path: untagged IPv4", &fx);
+			gen_fast_end(&g, &fx);
+		} else {
 			gen_key_init(&g);
+		}
 		if (has_fast && !x[i].filter && g.mode == FRAME_DIRECT)
 			frame_direct_base(e, FRAME, direct_extent(&g, x, nx, FRAME));
 		if (!shared)
