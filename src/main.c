@@ -94,8 +94,12 @@ static _Noreturn void fail(const char *msg, const char *expr, int pos)
 	view_close(view);	/* the message goes below the screen it was on */
 	view = NULL;
 	fprintf(stderr, "ebpfcount: %s\n", msg);
-	if (expr)
-		fprintf(stderr, "  %s\n  %*s^\n", expr, pos, "");
+	if (expr) {
+		char line[1024];
+		int at = output_human(expr, pos, line, sizeof(line));
+
+		fprintf(stderr, "  %s\n  %*s^\n", line, at, "");
+	}
 	if (out.p && output_is_json(&out)) {
 		printf("{\"error\": ");
 		output_json_string(stdout, msg);

@@ -203,20 +203,51 @@ static void fmt_clock(double time, char *buf, size_t size)
 	snprintf(buf, size, "%s.%03lld", hms, ms - s * 1000);
 }
 
-/* s on one line: control characters escaped (\n, \r, \t, \xHH), as JSON,
- * CSV and the expositions escape or quote them. */
+/*
+ * c as a person reads it on one line: itself, or a control character
+ * escaped (\n, \r, \t, \xHH), as JSON, CSV and the expositions escape or
+ * quote them.  Its length in out.
+ */
+static int human_char(unsigned char c, char out[5])
+{
+	if (c == '\n' || c == '\r' || c == '\t')
+		return snprintf(out, 5, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+	if (c < 0x20 || c == 0x7f)
+		return snprintf(out, 5, "\\x%02x", c);
+	out[0] = c;
+	out[1] = '\0';
+	return 1;
+}
+
 static void human_string(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = *s;
+	char e[5];
 
-		if (c == '\n' || c == '\r' || c == '\t')
-			fprintf(f, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
+	for (; *s; s++) {
+		human_char(*s, e);
+		fputs(e, f);
 	}
+}
+
+int output_human(const char *s, int pos, char *buf, size_t size)
+{
+	size_t len = 0, end = 0;	/* end: of what fits in buf, no escape cut */
+	int at = -1, i, n;
+	char e[5];
+
+	for (i = 0; s[i]; i++) {
+		if (i == pos)
+			at = len;
+		n = human_char(s[i], e);
+		if (end == len && len + n < size) {
+			memcpy(buf + len, e, n);
+			end += n;
+		}
+		len += n;
+	}
+	if (size)
+		buf[end] = '\0';
+	return at < 0 ? (int)len : at;
 }
 
 static void human_header(struct output *o, const struct interval *iv)

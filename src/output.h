@@ -63,6 +63,12 @@ void output_key_text(const struct output *o, int i, const unsigned char *key, ch
 void output_rate(double v, const char *unit, char *buf, size_t size);
 /* Is this the JSON printer (errors are then also written as JSON)? */
 int output_is_json(const struct output *o);
+/*
+ * s on one line for a person, control characters escaped as the human
+ * printer escapes them, into buf (cut to size); returns the escaped
+ * length of s's first pos bytes (pos past its end or < 0: of all of s).
+ */
+int output_human(const char *s, int pos, char *buf, size_t size);
 /* Write s as a JSON string literal. */
 void output_json_string(FILE *f, const char *s);
 /* Write s as a Prometheus label value, quoted. */

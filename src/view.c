@@ -264,13 +264,14 @@ static void link_line(const struct view *v, int y, const struct if_counters *d,
 
 static void header(const struct view *v, const struct frame *f)
 {
-	char buf[256], pps[24], bps[24], when[16] = "";
+	char buf[256], text[200], pps[24], bps[24], when[16] = "";
 	time_t t = (time_t)floor(f->time);
 	int n;
 
 	if (f->secs > 0)
 		strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
-	snprintf(buf, sizeof(buf), "ebpfcount on %s: %s", v->ifname, v->t->text);
+	output_human(v->t->text, -1, text, sizeof(text));
+	snprintf(buf, sizeof(buf), "ebpfcount on %s: %s", v->ifname, text);
 	attron(A_BOLD);
 	put(0, 0, buf);
 	attroff(A_BOLD);
@@ -480,8 +481,11 @@ static void share(const int *len, int n, int cols, int *w)
  */
 static int label(const struct view *v, int i, int w, char *buf, size_t size)
 {
-	int shown = &v->tab[i] == v->t;
-	int n = snprintf(buf, size, "%c%d %s", shown ? '[' : ' ', i + 1, v->tab[i].text);
+	int shown = &v->tab[i] == v->t, n;
+	char text[256];
+
+	output_human(v->tab[i].text, -1, text, sizeof(text));
+	n = snprintf(buf, size, "%c%d %s", shown ? '[' : ' ', i + 1, text);
 
 	if (n > (int)size - 2)
 		n = size - 2;

@@ -394,6 +394,25 @@ static void check_init(void)
 		"output_init: the expositions are not formats of -F");
 }
 
+/*
+ * What a person reads of an expression (the error's caret line, the live
+ * view's tabs): one line, control characters escaped, the caret's column
+ * moved past the escapes before it.
+ */
+static void check_human(void)
+{
+	char buf[64], small[6];
+	int at;
+
+	at = output_human("count\twhere\nip", 11, buf, sizeof(buf));
+	unit_ok(!strcmp(buf, "count\\twhere\\nip") && at == 12,
+		"output_human: \\t and \\n escaped, the caret at 12 for byte 11");
+	at = output_human("a\x01" "b", -1, buf, sizeof(buf));
+	unit_ok(!strcmp(buf, "a\\x01b") && at == 6, "output_human: \\x01, 6 columns");
+	output_human("ab\x01" "cd", -1, small, sizeof(small));
+	unit_ok(!strcmp(small, "ab"), "output_human: cut before an escape that does not fit");
+}
+
 int main(void)
 {
 	size_t i;
@@ -410,5 +429,6 @@ int main(void)
 	check_json_strings();
 	check_label_values();
 	check_init();
+	check_human();
 	return unit_done();
 }
