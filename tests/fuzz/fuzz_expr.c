@@ -30,6 +30,8 @@
  * as libpcap's own interpreter runs it: gso_segs (at least 1) packets and
  * len + cb[0] bytes each (not checked where libpcap cannot tell: inbound,
  * outbound and ifindex, and where Linux and libpcap differ, fuzz.h).
+ * And one expression's program counts, key for key, as the same program
+ * built without its fast paths (codegen.c), on the same frames.
  */
 #include "compile.h"
 #include "fuzz.h"
@@ -40,13 +42,21 @@
 
 struct sum {
 	__u64 packets, bytes;
+	__u64 rows;		/* the rows' digest, whatever their order */
+	unsigned int key_size;
 };
 
 static int add_entry(const unsigned char *key, const struct counter *c, void *ctx)
 {
 	struct sum *s = ctx;
+	__u64 h = 14695981039346656037ull;	/* FNV-1a of the key, then the counts */
+	unsigned int i;
 
-	(void)key;
+	for (i = 0; i < s->key_size; i++)
+		h = (h ^ key[i]) * 1099511628211ull;
+	h = (h ^ c->packets) * 1099511628211ull;
+	h = (h ^ c->bytes) * 1099511628211ull;
+	s->rows += h;
 	s->packets += c->packets;
 	s->bytes += c->bytes;
 	return 0;
@@ -117,13 +127,14 @@ static int accepted(const struct expr *x, const struct frame *f, int nf,
 	return known;
 }
 
-static void check_program(const char *expr, const struct program *p, struct in *in)
+/*
+ * Run p on the nf frames f with meta, check its counts; the first
+ * expression's rows' digest into *rows.
+ */
+static void check_program(const char *expr, const struct program *p, const struct frame *f,
+			  int nf, const struct vm_skb *meta, __u64 *rows)
 {
-	static const unsigned int gso[] = { 0, 1, 2, 65535 };
-	struct frame f[NFRAMES + MAX_INPUT_FRAMES];
-	unsigned int extra = in_u8(in);
-	struct vm_skb meta = { .gso_segs = gso[extra & 3], .cb[0] = (extra >> 2) * 997 };
-	int fds[MAP_SLOT(MAX_EXPRS, 0)], nf, i, k;
+	int fds[MAP_SLOT(MAX_EXPRS, 0)], i, k;
 	struct layout lay[MAX_EXPRS];
 	struct maps m[MAX_EXPRS];
 	struct counter overflow;
@@ -131,10 +142,6 @@ static void check_program(const char *expr, const struct program *p, struct in *
 	struct vm *vm = vm_new(1);
 	char err[512];
 
-	frames_init();
-	memcpy(f, frames, sizeof(frames));
-	for (nf = NFRAMES; nf < NFRAMES + MAX_INPUT_FRAMES && frame_from(in, &f[nf]); nf++)
-		;
 	insns = malloc(p->e.len * sizeof(*insns));
 	if (!vm || !insns)
 		fuzz_fail("out of memory");
@@ -157,10 +164,10 @@ static void check_program(const char *expr, const struct program *p, struct in *
 	if (vm_load(vm, insns, p->e.len, err, sizeof(err)))
 		fuzz_fail("'%s': the engine refused the program: %s", expr, err);
 	free(insns);
-	run(expr, vm, f, nf, &meta);
+	run(expr, vm, f, nf, meta);
 	for (i = 0; i < p->nx; i++) {
-		struct sum got = { 0 }, want = { 0 };
-		int known = accepted(&p->x[i], f, nf, &meta, &want);
+		struct sum got = { .key_size = lay[i].row_size }, want = { 0 };
+		int known = accepted(&p->x[i], f, nf, meta, &want);
 
 		if (maps_read(&m[i], add_entry, &got, &overflow))
 			fuzz_fail("'%s': maps_read failed", p->x[i].text);
@@ -172,6 +179,8 @@ static void check_program(const char *expr, const struct program *p, struct in *
 				  p->x[i].text, i + 1, p->nx, (unsigned long long)got.packets,
 				  (unsigned long long)got.bytes, (unsigned long long)want.packets,
 				  (unsigned long long)want.bytes);
+		if (!i)
+			*rows = got.rows + got.packets * 31 + overflow.packets;
 		maps_close(&m[i]);
 	}
 	vm_free(vm);
@@ -210,8 +219,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else if (n <= MAX_EXPRS)
 			fuzz_fail("'%s': error about expression %d of %d", expr, err.expr, n);
 	} else {
-		check_program(expr, &p, &in);
+		static const unsigned int gso[] = { 0, 1, 2, 65535 };
+		struct frame f[NFRAMES + MAX_INPUT_FRAMES];
+		unsigned int extra = in_u8(&in);
+		struct vm_skb meta = { .gso_segs = gso[extra & 3], .cb[0] = (extra >> 2) * 997 };
+		__u64 rows, slow_rows;
+		int nf;
+
+		frames_init();
+		memcpy(f, frames, sizeof(frames));
+		for (nf = NFRAMES; nf < NFRAMES + MAX_INPUT_FRAMES && frame_from(&in, &f[nf]);
+		     nf++)
+			;
+		check_program(expr, &p, f, nf, &meta, &rows);
 		program_free(&p);
+		o.slow_only = 1;
+		if (n == 1 && program_build(&p, (const char *const *)x, n, &o, &err))
+			fuzz_fail("'%s': built with its fast paths, not without: %s", expr,
+				  err.msg);
+		if (n == 1) {
+			check_program(expr, &p, f, nf, &meta, &slow_rows);
+			program_free(&p);
+			if (rows != slow_rows)
+				fuzz_fail("'%s': its rows differ without its fast paths", expr);
+		}
 	}
 	free(expr);
 	return 0;
