@@ -814,7 +814,13 @@ static void fast_expect(struct gen *g, int n, int off, __u32 mask, __u32 v, int 
 	}
 	if (mask != (n == 4 ? ~0u : (1u << 8 * n) - 1))
 		emit(g->e, BPF_ALU32_IMM(BPF_AND, BPF_REG_0, fast_imm(g, mask, n)));
-	emit_jmp(g, BPF_JNE, BPF_REG_0, fast_imm(g, v, n), slow);
+	if (fast_imm(g, v, n) >= 0) {
+		emit_jmp(g, BPF_JNE, BPF_REG_0, fast_imm(g, v, n), slow);
+		return;
+	}
+	/* a 64-bit compare sign-extends its immediate: a register, zero-extended */
+	emit(g->e, BPF_MOV32_IMM(BPF_REG_1, fast_imm(g, v, n)));
+	emit_jump(g->e, BPF_JMP_REG(BPF_JNE, BPF_REG_0, BPF_REG_1, 0), slow);
 }
 
 /* The guard's tests: (the n bytes at off) & mask == v */
@@ -997,7 +1003,13 @@ static void gen_fast(struct gen *g, const struct fast *fp, int mask, const char 
 	emit_note(g->e, note);
 	fast_reach(g, fp, &x->slow, &x->unfit);
 	fast_tests(g, fp, mask, &x->slow);
-	if (g->mode == FRAME_LD_ABS) {	/* gen_keys()'s order */
+	/*
+	 * LD_ABS (no CAP_PERFMON): in gen_keys()'s order, last key first, and
+	 * no status byte, so that no store lands after a store of a constant
+	 * or bounded value in an 8-byte slot, which the verifier takes for a
+	 * spill and then refuses narrower stores into (see gen_keys()).
+	 */
+	if (g->mode == FRAME_LD_ABS) {
 		for (i = g->q->nkeys - 1; i >= 0; i--)
 			fast_key(g, fp, i);
 	}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The one program builder; see compile.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,14 @@ int program_build(struct program *p, const char *const *exprs, int n,
 	p->allowed = o->allowed;
 	p->mode = codegen_frame_mode(x, n, o->allowed);
 	ret = codegen(x, n, p->mode, o->src.loopback, &p->e, msg, sizeof(msg));
+	/* the fast paths add code: a program too large with them is built without */
+	if (ret && p->e.err == -E2BIG && !p->e.slow_only) {
+		emit_free(&p->e);
+		p->e.cooked = o->src.cooked;
+		p->e.live = o->src.ifname != NULL;
+		p->e.slow_only = 1;
+		ret = codegen(x, n, p->mode, o->src.loopback, &p->e, msg, sizeof(msg));
+	}
 	/* only a where clause, or the program's size, makes codegen fail */
 	if (ret)
 		err->expr = failed_expr(x, n, p);

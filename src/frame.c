@@ -183,15 +183,21 @@ static int direct_slot(const struct emit *e, int base, int off, int n)
 
 void frame_direct_start(struct emit *e, int reg, int extent, int *fail)
 {
-	int slot = direct_slot(e, -1, 0, extent), at = 0;
+	int slot = direct_slot(e, -1, 0, extent), at = 0, done = NO_JUMP;
+	int i = direct_index(e, -1);
 
 	if (slot) {
 		emit(e, BPF_LDX_MEM(BPF_DW, reg, FP, slot));
-		emit_jump(e, BPF_JMP_IMM(BPF_JEQ, reg, 0, 0), fail);
-		return;
+		if (e->direct[i].extent == extent) {
+			emit_jump(e, BPF_JMP_IMM(BPF_JEQ, reg, 0, 0), fail);
+			return;
+		}
+		/* stored for more bytes: a shorter linear part may hold these */
+		emit_jump(e, BPF_JMP_IMM(BPF_JNE, reg, 0, 0), &done);
 	}
 	direct_ptr(e, -1, &at, extent, fail);
 	emit(e, BPF_MOV64_REG(reg, BPF_REG_2));
+	emit_patch_here(e, done);
 }
 
 void frame_direct_fast(struct emit *e, int reg, int extent, int *fail, int *unfit)

@@ -98,6 +98,8 @@ static _Noreturn void fail(const char *msg, const char *expr, int pos)
 		char line[1024];
 		int at = output_human(expr, pos, line, sizeof(line));
 
+		if (at > (int)strlen(line))	/* past what fits of the line */
+			at = strlen(line);
 		fprintf(stderr, "  %s\n  %*s^\n", line, at, "");
 	}
 	if (out.p && output_is_json(&out)) {

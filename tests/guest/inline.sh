@@ -43,8 +43,9 @@ check() {
 	ebpfcount -d $3 "$2" >/tmp/listing
 	want=$(grep -c 'call bpf_map_lookup_elem' /tmp/listing)
 	# a hash counts in the live table of an array of maps, whose lookup
-	# the kernel inlines itself with the JIT
-	[ "$1" = 1 ] && grep -q 'the live table' /tmp/listing && want=$((want - 1))
+	# the kernel inlines itself with the JIT (one per count: the fast
+	# path has its own)
+	[ "$1" = 1 ] && want=$((want - $(grep -c 'the live table' /tmp/listing)))
 	if [ "$insns" = 0 ]; then
 		_tap_result 1 "$name: no translated program to look at"
 	elif [ "$series" = yes ] && [ "$1" = 1 ]; then

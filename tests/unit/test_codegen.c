@@ -531,6 +531,32 @@ static void check_too_large(void)
 	emit_free(&p.e);
 }
 
+/*
+ * A program that fits without its fast paths but not with them (the where
+ * clause read directly is translated twice) is built without them.
+ */
+static void check_fits_without_fast(void)
+{
+	struct build_opts o = { .allowed = FRAME_DIRECT };
+	static char text[2048];
+	const char *expr = text;
+	struct build_error err;
+	struct prog p;
+	int i, n, ret;
+
+	n = snprintf(text, sizeof(text), "count by ip.src, tcp.dstport where tcp[1] = 1");
+	for (i = 2; i < 90; i++)
+		n += snprintf(text + n, sizeof(text) - n, " or tcp[%d] = %d", i, i);
+	ret = program_build(&p, &expr, 1, &o, &err);
+	unit_okf(!ret && p.e.slow_only && p.e.len < EMIT_MAX_INSNS,
+		 "direct, a where clause of 89 tests: built without the fast paths (%d insns)",
+		 ret ? 0 : p.e.len);
+	if (ret)
+		printf("#   %s\n", err.msg);
+	else
+		program_free(&p);
+}
+
 /* -dd: one C initializer per instruction slot. */
 static void check_listing_c(void)
 {
@@ -619,6 +645,7 @@ int main(int argc, char **argv)
 	frame_mode = FRAME_WINDOW;
 	check_array_keys();
 	check_too_large();
+	check_fits_without_fast();
 	check_listing_c();
 	check_live();
 	return unit_done();
