@@ -44,8 +44,16 @@ int attach_socket(const char *ifname, int prog_fd, int promisc, char *err, size_
 	fd = socket(AF_PACKET, (any ? SOCK_DGRAM : SOCK_RAW) | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return fail(fd, err, errlen, "cannot open a packet socket", "");
-	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_BPF, &prog_fd, sizeof(prog_fd)))
-		return fail(fd, err, errlen, "cannot attach the program to ", ifname);
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_BPF, &prog_fd, sizeof(prog_fd))) {
+		if (errno != ENOMEM)
+			return fail(fd, err, errlen, "cannot attach the program to ", ifname);
+		/* the socket's option memory, not the system's */
+		snprintf(err, errlen, "cannot attach the program to %s: larger than a socket "
+			 "takes (sysctl net.core.optmem_max; fewer or shorter expressions)",
+			 ifname);
+		close(fd);
+		return -1;
+	}
 	sll.sll_ifindex = ifindex;
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
 		return fail(fd, err, errlen, "cannot bind to ", ifname);

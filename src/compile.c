@@ -181,7 +181,8 @@ int program_build(struct program *p, const char *const *exprs, int n,
 	p->mode = codegen_frame_mode(x, n, o->allowed);
 	ret = codegen(x, n, p->mode, o->src.loopback, &p->e, msg, sizeof(msg));
 	/* the fast paths add code: a program too large with them is built without */
-	if (ret && p->e.err == -E2BIG && !p->e.slow_only) {
+	if (((ret && p->e.err == -E2BIG) || (!ret && p->e.len > PROGRAM_FAST_BUDGET)) &&
+	    !p->e.slow_only) {
 		emit_free(&p->e);
 		p->e.cooked = o->src.cooked;
 		p->e.live = o->src.ifname != NULL;

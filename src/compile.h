@@ -49,6 +49,15 @@ struct build_error {
 };
 
 /*
+ * The longest program built with its fast paths (codegen.c), which add
+ * code: a longer one is built without.  A socket takes a filter of about
+ * 2500 instructions as the kernel translates it (its option memory,
+ * net.core.optmem_max, 20480 bytes by default); eight expressions of 1648
+ * instructions attached, 1771 did not.
+ */
+#define PROGRAM_FAST_BUDGET 1536
+
+/*
  * Parse the n (at most MAX_EXPRS) expressions exprs, which must outlive
  * p, compile their where clauses for o->src, lay out their keys and
  * generate their program into p.  Returns 0, or -1 with err filled (and p
