@@ -548,12 +548,18 @@ static void check_fits_without_fast(void)
 	for (i = 2; i < 90; i++)
 		n += snprintf(text + n, sizeof(text) - n, " or tcp[%d] = %d", i, i);
 	ret = program_build(&p, &expr, 1, &o, &err);
-	unit_okf(!ret && p.e.slow_only && p.e.len < EMIT_MAX_INSNS,
+	unit_okf(!ret && p.e.slow_only && p.e.len <= PROGRAM_FAST_BUDGET + 512,
 		 "direct, a where clause of 89 tests: built without the fast paths (%d insns)",
 		 ret ? 0 : p.e.len);
 	if (ret)
 		printf("#   %s\n", err.msg);
 	else
+		program_free(&p);
+	expr = "count by ip.src, tcp.dstport where tcp port 443";
+	ret = program_build(&p, &expr, 1, &o, &err);
+	unit_okf(!ret && !p.e.slow_only && p.e.len <= PROGRAM_FAST_BUDGET,
+		 "direct, '%s': built with them (%d insns)", expr, ret ? 0 : p.e.len);
+	if (!ret)
 		program_free(&p);
 }
 
