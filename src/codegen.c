@@ -3,7 +3,11 @@
  * Code generator; see codegen.h.  The program, in order:
  *
  *   r6 = ctx; copy the frame's first bytes to the stack (frame.h)
- *   the where filter (rejects jump to "out")
+ *   the where filter (rejects jump to "out"); read directly, first a copy
+ *   for a frame whose linear part holds its first 60 bytes
+ *   the fast path of the common frame (below): its guard, the keys at
+ *   fixed offsets, its own count and return; what the guard turns away
+ *   goes on to the slow path:
  *   r7 = frame length; zero the key
  *   L3: the EtherType (past an inline VLAN tag), r8 = network offset;
  *   L4: the protocol, r9 = transport offset
