@@ -29,6 +29,7 @@ struct capture {
 	int dlt;
 	unsigned long records;
 	unsigned char *frame;	/* an Ethernet header put in front of a payload */
+	size_t frame_size;	/* grown as records need, up to MAX_FRAME */
 };
 
 static int supported(int dlt)
@@ -88,6 +89,7 @@ static FILE *open_file(const char *path, struct capture_io **iop, char **buf)
 	struct capture_io *io = calloc(1, sizeof(*io));
 	struct stat st;
 	FILE *f = NULL;
+	size_t size;
 
 	*buf = NULL;
 	*iop = io;
@@ -111,9 +113,12 @@ static FILE *open_file(const char *path, struct capture_io **iop, char **buf)
 		free(io);
 		return NULL;
 	}
-	*buf = malloc(READ_SIZE);
+	/* a small file's buffer no larger than it */
+	size = io->pipe || st.st_size >= READ_SIZE ? READ_SIZE :
+	       st.st_size < BUFSIZ ? BUFSIZ : (size_t)st.st_size;
+	*buf = malloc(size);
 	if (*buf)
-		setvbuf(f, *buf, _IOFBF, READ_SIZE);
+		setvbuf(f, *buf, _IOFBF, size);
 	return f;
 }
 
@@ -149,16 +154,10 @@ struct capture *capture_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
-	if (c) {
-		c->frame = malloc(MAX_FRAME);
+	if (c)
 		c->path = strdup(path);
-	}
-	if (!c || !c->frame || !c->path) {
+	if (!c || !c->path) {
 		snprintf(err, errlen, "out of memory");
-		if (c) {
-			free(c->frame);
-			free(c->path);
-		}
 		free(c);
 		pcap_close(p);
 		free(buf);
@@ -209,12 +208,27 @@ static unsigned int be16(const unsigned char *p)
 	return p[0] << 8 | p[1];
 }
 
-/* The frame: an Ethernet header (src may be NULL) with type, then n bytes. */
-static void ether(struct capture *c, struct vm_skb *skb, const unsigned char *src,
-		  unsigned int type, const unsigned char *payload, unsigned int n)
+/*
+ * The frame: an Ethernet header (src may be NULL) with type, then n bytes
+ * (n <= MAX_FRAME - ETH_HLEN).  0, or -1 without memory.
+ */
+static int ether(struct capture *c, struct vm_skb *skb, const unsigned char *src,
+		 unsigned int type, const unsigned char *payload, unsigned int n)
 {
 	unsigned char *f = c->frame;
 
+	if (c->frame_size < ETH_HLEN + n) {
+		size_t size = c->frame_size ? c->frame_size : 2048;
+
+		while (size < ETH_HLEN + n)
+			size *= 2;
+		size = size < MAX_FRAME ? size : MAX_FRAME;
+		f = realloc(c->frame, size);
+		if (!f)
+			return -1;
+		c->frame = f;
+		c->frame_size = size;
+	}
 	memset(f, 0, 12);
 	if (src)
 		memcpy(f + 6, src, 6);
@@ -224,10 +238,11 @@ static void ether(struct capture *c, struct vm_skb *skb, const unsigned char *sr
 	skb->data = f;
 	skb->len = ETH_HLEN + n;
 	skb->protocol = htons(type);
+	return 0;
 }
 
-static void cooked(struct capture *c, struct vm_skb *skb, const unsigned char *d,
-		   unsigned int caplen)
+static int cooked(struct capture *c, struct vm_skb *skb, const unsigned char *d,
+		  unsigned int caplen)
 {
 	const unsigned char *addr;
 	unsigned int hlen, halen, type;
@@ -235,7 +250,7 @@ static void cooked(struct capture *c, struct vm_skb *skb, const unsigned char *d
 	if (c->dlt == DLT_LINUX_SLL) {
 		hlen = SLL_HLEN;
 		if (caplen < hlen)
-			return;
+			return 0;
 		skb->pkt_type = be16(d);
 		halen = be16(d + 4);
 		addr = d + 6;
@@ -243,22 +258,23 @@ static void cooked(struct capture *c, struct vm_skb *skb, const unsigned char *d
 	} else {
 		hlen = SLL2_HLEN;
 		if (caplen < hlen)
-			return;
+			return 0;
 		type = be16(d);
 		skb->ifindex = (unsigned int)d[4] << 24 | d[5] << 16 | d[6] << 8 | d[7];
 		skb->pkt_type = d[10];
 		halen = d[11];
 		addr = d + 12;
 	}
-	ether(c, skb, halen == ETH_ALEN ? addr : NULL, type, d + hlen, caplen - hlen);
+	return ether(c, skb, halen == ETH_ALEN ? addr : NULL, type, d + hlen, caplen - hlen);
 }
 
-static void raw_ip(struct capture *c, struct vm_skb *skb, const unsigned char *d,
-		   unsigned int caplen)
+static int raw_ip(struct capture *c, struct vm_skb *skb, const unsigned char *d,
+		  unsigned int caplen)
 {
 	unsigned int version = caplen ? d[0] >> 4 : 0;
 
-	ether(c, skb, NULL, version == 4 ? ETH_P_IP : version == 6 ? ETH_P_IPV6 : 0, d, caplen);
+	return ether(c, skb, NULL, version == 4 ? ETH_P_IP : version == 6 ? ETH_P_IPV6 : 0, d,
+		     caplen);
 }
 
 void capture_time_error(const struct capture *c, unsigned long record, char *err,
@@ -321,11 +337,11 @@ int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err
 		skb->data = d;
 		skb->len = h->caplen;
 		skb->protocol = h->caplen >= ETH_HLEN ? htons(be16(d + 12)) : 0;
-	} else if (c->dlt == DLT_LINUX_SLL || c->dlt == DLT_LINUX_SLL2) {
-		skb->data = d;
-		cooked(c, skb, d, h->caplen);
-	} else {
-		raw_ip(c, skb, d, h->caplen);
+	} else if ((c->dlt == DLT_LINUX_SLL || c->dlt == DLT_LINUX_SLL2 ?
+		    (skb->data = d, cooked(c, skb, d, h->caplen)) :
+		    raw_ip(c, skb, d, h->caplen))) {
+		snprintf(err, errlen, "%s: record %lu: out of memory", c->path, c->records);
+		return -1;
 	}
 	skb->gso_segs = 1;
 	skb->cb[0] = h->len - skb->len;	/* modulo 2^32: the program adds it so */
