@@ -2,6 +2,7 @@
 /* pcap filter expressions to classic BPF with libpcap; see filter.h. */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "filter.h"
 
@@ -33,6 +34,56 @@ static void one_line(char *err, size_t errlen, const char *msg)
 	err[strcspn(err, "\r\n")] = '\0';
 }
 
+/* The clause's terms: its and/or operators, plus one (and more). */
+static unsigned int terms(const char *expr)
+{
+	static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789_.-:";
+	unsigned int n = 1;
+	size_t w;
+
+	while (*expr) {
+		w = strspn(expr, word);
+		if ((w == 2 && !strncasecmp(expr, "or", 2)) ||
+		    (w == 3 && !strncasecmp(expr, "and", 3)) ||
+		    (!w && (!strncmp(expr, "&&", 2) || !strncmp(expr, "||", 2))))
+			n++, w = 2;
+		expr += w ? w : 1;
+	}
+	return n;
+}
+
+/*
+ * Compile expr on p, optimized; -1 with libpcap's message, or ours for a
+ * clause too long to optimize (FILTER_MAX_UNOPTIMIZED).  The unoptimized
+ * program takes milliseconds to build.
+ */
+static int compile(pcap_t *p, struct bpf_program *prog, const char *expr, char *err,
+		   size_t errlen)
+{
+	unsigned int n = terms(expr);
+
+	if (n > FILTER_MAX_TERMS) {
+		snprintf(err, errlen, "the where clause is too long: %u terms, at most %d", n,
+			 FILTER_MAX_TERMS);
+		return -1;
+	}
+	if (pcap_compile(p, prog, expr, 0, PCAP_NETMASK_UNKNOWN))
+		goto fail;
+	n = prog->bf_len;
+	pcap_freecode(prog);
+	if (n > FILTER_MAX_UNOPTIMIZED) {
+		snprintf(err, errlen, "the where clause is too long: %u classic instructions "
+			 "before libpcap optimizes them, at most %d", n, FILTER_MAX_UNOPTIMIZED);
+		return -1;
+	}
+	if (!pcap_compile(p, prog, expr, 1, PCAP_NETMASK_UNKNOWN))
+		return 0;
+fail:
+	one_line(err, errlen, pcap_geterr(p));
+	return -1;
+}
+
 int filter_compile(const char *expr, const char *ifname,
 		   struct bpf_program *prog, char *err, size_t errlen)
 {
@@ -45,10 +96,7 @@ int filter_compile(const char *expr, const char *ifname,
 		one_line(err, errlen, "pcap_open_dead failed");
 		return -1;
 	}
-	if (pcap_compile(p, prog, expr, 1, PCAP_NETMASK_UNKNOWN)) {
-		one_line(err, errlen, pcap_geterr(p));
-		ret = -1;
-	}
+	ret = compile(p, prog, expr, err, errlen);
 	pcap_close(p);
 	return ret;
 }
@@ -67,14 +115,10 @@ int filter_check_linktype(const char *expr, const char *linktype, char *err, siz
 	/* A clause that no packet of the type can match counts nothing
 	 * (tcpdump refuses it, but the same expression may be given for
 	 * files of several types). */
-	if (pcap_compile(p, &prog, expr, 1, PCAP_NETMASK_UNKNOWN)) {
-		if (!strstr(pcap_geterr(p), "rejects all packets")) {
-			one_line(err, errlen, pcap_geterr(p));
-			ret = -1;
-		}
-	} else {
+	if (!compile(p, &prog, expr, err, errlen))
 		pcap_freecode(&prog);
-	}
+	else if (!strstr(err, "rejects all packets"))
+		ret = -1;
 	pcap_close(p);
 	return ret;
 }

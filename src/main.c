@@ -66,6 +66,8 @@ struct options {
 
 static struct output out = { .f = NULL };
 static volatile sig_atomic_t stop;
+/* The counting has begun: before, a signal ends us at once. */
+static volatile sig_atomic_t counting;
 /* The live view on a terminal, instead of out's lines; or NULL. */
 static struct view *view;
 /* The view is on the terminal: a second signal would leave it there. */
@@ -165,11 +167,15 @@ static void usage(FILE *f)
 /* The signals that end the counting with the totals. */
 static sigset_t stop_signals;
 
-/* The first signal asks for the totals; a second one ends us at once,
- * unless the view has the terminal (then the first is ending us soon). */
+/*
+ * During the set-up (a long where clause in libpcap's optimizer, the
+ * verifier) a signal ends us at once, as it ends tcpdump.  Then the first
+ * asks for the totals; a second one ends us at once, unless the view has
+ * the terminal (then the first is ending us soon).
+ */
 static void on_signal(int sig)
 {
-	if (stop && !viewing) {
+	if (!counting || (stop && !viewing)) {
 		signal(sig, SIG_DFL);
 		raise(sig);
 	}
@@ -177,8 +183,8 @@ static void on_signal(int sig)
 }
 
 /*
- * From the start: SIGINT, SIGTERM and SIGHUP end the counting with the
- * totals, whenever they come; a SIGHUP ignored by whoever started us
+ * SIGINT, SIGTERM and SIGHUP end the set-up at once, and the counting
+ * with the totals, whenever they come; a SIGHUP ignored by whoever started us
  * stays ignored (nohup), as in tcpdump; a capture file read from an idle
  * pipe stops waiting for it (capture_stop_on()).  A second signal ends us
  * at once.  A reader that goes away is seen as EPIPE.
@@ -742,6 +748,7 @@ static void run(const struct options *o, struct tables *t, unsigned int ifindex)
 	int err = 0, gone = 0;
 	long n;
 
+	counting = 1;
 	report_begin(t);
 	for (n = 1; !err && !gone && !stop && (!o->count || n <= o->count); n++) {
 		double due = start + n * o->interval, tick;
@@ -901,6 +908,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	long n = 0;
 	int ret = 0, rerr = 0, failed = 0;
 
+	counting = 1;
 	if (o->kernel_engine)
 		engine_kernel(&en, p, o->verbose);
 	else

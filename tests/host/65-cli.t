@@ -67,7 +67,7 @@ blank=(
 	"--top|	3|--top wants a whole number from 1 to 2147483647"
 	"--listen| 9108|--listen wants [ADDR:]PORT, PORT from 1 to 65535 and an IPv6 ADDR in brackets"
 )
-plan $((${#bad[@]} + ${#blank[@]} + 15))
+plan $((${#bad[@]} + ${#blank[@]} + 22))
 
 for b in "${bad[@]}"; do
 	opt=${b%%|*} want=${b#*|}
@@ -149,6 +149,40 @@ kill -0 $pid 2>/dev/null && kill -9 $pid
 wait $pid
 is "$?" 143 "-r from an idle pipe: a second SIGTERM ends it"
 kill $writer 2>/dev/null
+
+# A where clause too long for libpcap to compile in bounded time is
+# refused before its optimizer runs (it took 12 minutes for 3,000 terms),
+# with the bound; one just below the bounds compiles.
+terms() { python3 -c "print(' or '.join('$1' % i for i in range(1, $2 + 1)))"; }
+t0=$(date +%s%N)
+err=$("$E" -d "count where $(terms 'port %d' 3000)" 2>&1 >/dev/null)
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+err=${err%%$'\n'*}
+is "$rc" 1 "3000 terms: refused"
+case $err in *"the where clause is too long: 3000 terms, at most 512") r=0 ;; *) r=1 ;; esac
+is "$r" 0 "3000 terms: the message names the count and the bound"
+cmp_ok "$ms" -lt 2000 "3000 terms: refused in under 2 s (took $ms ms)"
+err=$("$E" -d "count where $(terms 'port %d' 300)" 2>&1 >/dev/null)
+err=${err%%$'\n'*}
+case $err in *"too long: 19142 classic instructions before libpcap optimizes them, at most 16384") r=0 ;; *) r=1 ;; esac
+is "$r" 0 "300 port terms: refused before optimizing (19142 instructions)"
+"$E" -d "count where $(terms 'port %d' 200)" >/dev/null 2>&1
+is "$?" 0 "200 port terms compile"
+
+# A signal during the set-up (here libpcap's optimizer, 500 host terms:
+# seconds) ends ebpfcount at once, as it ends tcpdump.
+clause="$(terms 'host 198.18.0.%d' 250) or $(terms 'host 198.18.1.%d' 250)"
+"$E" -d "count where $clause" >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+t0=$(date +%s%N)
+kill -TERM $pid
+wait $pid
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+is "$rc" 143 "SIGTERM during the set-up ends it (status 143)"
+cmp_ok "$ms" -lt 1000 "SIGTERM during the set-up: at once (took $ms ms)"
 
 # tests/run: a test that does not exist is an error, not skipped.
 err=$("$top/tests/run" tests/host/no-such.t 2>&1 >/dev/null)
