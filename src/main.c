@@ -524,7 +524,7 @@ static int export_totals(struct tables *t, const struct interval *tot, char *why
 		health.tx_packets = c.tx_packets;
 		health.tx_bytes = c.tx_bytes;
 	}
-	return metrics_update(metrics, tot ? tot : iv, &health, why, size);
+	return metrics_update(metrics, tot ? tot : iv, &health, tot != NULL, why, size);
 }
 
 /* -v: how the last readout changed expression i's table size (maps.h). */
@@ -779,7 +779,7 @@ static void metrics_begin(const struct options *o, const struct program *p)
 {
 	if (!o->listen && !o->textfile)
 		return;
-	metrics = metrics_new(p->x, p->nx, o->textfile);
+	metrics = metrics_new(p->x, p->nx, o->textfile, o->listen != NULL);
 	if (!metrics)
 		die("out of memory");
 }

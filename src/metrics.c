@@ -6,39 +6,96 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "metrics.h"
 #include "output.h"
 
-struct metrics {
-	struct output out;
-	const char *textfile;
-	pthread_mutex_t lock;	/* text[], read by the server's thread */
-	char *text[2];		/* text format 0.0.4, OpenMetrics */
-	size_t len[2];
+/* The totals of one update, copied for the server's thread. */
+struct snapshot {
+	int refs;		/* under the metrics' lock */
+	unsigned long gen;
+	struct interval tot[MAX_EXPRS];
+	struct health h;
+	unsigned char *keys[MAX_EXPRS];	/* the rows' keys */
 };
 
-struct metrics *metrics_new(const struct expr *x, int nx, const char *textfile)
+struct exposition {
+	int refs;		/* under the metrics' lock */
+	unsigned long gen;	/* of the snapshot rendered */
+	double made;		/* CLOCK_MONOTONIC seconds */
+	char *text;
+	size_t len;
+};
+
+struct metrics {
+	const struct expr *x;
+	int nx;
+	const char *textfile;
+	double written, cost;	/* the textfile's last write, and its cost */
+	int serving;
+	pthread_mutex_t lock;	/* what follows, shared with the server's thread */
+	pthread_mutex_t render;	/* one rendering for the server at a time */
+	unsigned long gen;
+	struct snapshot *snap;	/* the last totals */
+	struct exposition *cache[2];	/* text format 0.0.4, OpenMetrics */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct metrics *metrics_new(const struct expr *x, int nx, const char *textfile, int serving)
 {
 	struct metrics *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
-	m->out.x = x;
-	m->out.nx = nx;
+	m->x = x;
+	m->nx = nx;
 	m->textfile = textfile;
+	m->serving = serving;
 	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->render, NULL);
 	return m;
+}
+
+/* Drop a reference, under m->lock. */
+static void snapshot_put(struct metrics *m, struct snapshot *s)
+{
+	int i;
+
+	if (!s || --s->refs)
+		return;
+	for (i = 0; i < m->nx; i++) {
+		free(s->tot[i].rows);
+		free(s->keys[i]);
+	}
+	free(s);
+}
+
+static void exposition_put(struct exposition *e)
+{
+	if (!e || --e->refs)
+		return;
+	free(e->text);
+	free(e);
 }
 
 void metrics_free(struct metrics *m)
 {
 	if (!m)
 		return;
+	exposition_put(m->cache[0]);
+	exposition_put(m->cache[1]);
+	snapshot_put(m, m->snap);
+	pthread_mutex_destroy(&m->render);
 	pthread_mutex_destroy(&m->lock);
-	free(m->text[0]);
-	free(m->text[1]);
 	free(m);
 }
 
@@ -117,18 +174,19 @@ static void health(FILE *f, int om, const struct output *o, const struct interva
 }
 
 /* One exposition into a new string, *len its length; NULL without memory. */
-static char *render(struct metrics *m, int om, const struct interval *tot,
+static char *render(const struct metrics *m, int om, const struct interval *tot,
 		    const struct health *h, size_t *len)
 {
+	struct output out = { .x = m->x, .nx = m->nx };
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 
 	if (!f)
 		return NULL;
-	m->out.f = f;
-	output_init_exposition(&m->out, om);
-	output_interval(&m->out, tot);
-	health(f, om, &m->out, tot, h);
+	out.f = f;
+	output_init_exposition(&out, om);
+	output_interval(&out, tot);
+	health(f, om, &out, tot, h);
 	if (om)
 		fputs("# EOF\n", f);
 	if (ferror(f)) {
@@ -138,6 +196,40 @@ static char *render(struct metrics *m, int om, const struct interval *tot,
 	}
 	fclose(f);
 	return buf;
+}
+
+/* A copy of tot and h for the server's thread, with one reference; NULL without memory. */
+static struct snapshot *snapshot_new(struct metrics *m, const struct interval *tot,
+				     const struct health *h)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+	size_t j, size;
+	int i;
+
+	if (!s)
+		return NULL;
+	s->refs = 1;
+	s->h = *h;
+	for (i = 0; i < m->nx; i++) {
+		const struct interval *t = &tot[i];
+
+		s->tot[i] = *t;
+		s->tot[i].rows = NULL;
+		if (!t->nrows)
+			continue;
+		size = m->x[i].lay.row_size;
+		s->tot[i].rows = malloc(t->nrows * sizeof(*t->rows));
+		s->keys[i] = malloc(t->nrows * size);
+		if (!s->tot[i].rows || !s->keys[i]) {
+			snapshot_put(m, s);
+			return NULL;
+		}
+		for (j = 0; j < t->nrows; j++) {
+			memcpy(s->keys[i] + j * size, t->rows[j].key, size);
+			s->tot[i].rows[j] = (struct row){ s->keys[i] + j * size, t->rows[j].c };
+		}
+	}
+	return s;
 }
 
 /* Replace the textfile by text: a new file in its directory, renamed. */
@@ -177,46 +269,91 @@ static int write_textfile(const char *path, const char *text, size_t len, char *
 }
 
 int metrics_update(struct metrics *m, const struct interval *tot, const struct health *h,
-		   char *err, size_t errlen)
+		   int last, char *err, size_t errlen)
 {
-	size_t len[2];
-	char *text[2];
-	int i;
+	struct snapshot *s = NULL, *old;
+	double start = now();
+	size_t len;
+	char *text;
+	int ret;
 
-	for (i = 0; i < 2; i++) {
-		text[i] = render(m, i, tot, h, &len[i]);
-		if (!text[i]) {
-			free(text[0]);
+	if (m->serving) {
+		s = snapshot_new(m, tot, h);
+		if (!s) {
 			snprintf(err, errlen, "out of memory for the metrics");
 			return -1;
 		}
+		pthread_mutex_lock(&m->lock);
+		old = m->snap;
+		m->snap = s;
+		s->gen = ++m->gen;
+		snapshot_put(m, old);
+		pthread_mutex_unlock(&m->lock);
 	}
-	if (m->textfile && write_textfile(m->textfile, text[0], len[0], err, errlen)) {
-		free(text[0]);
-		free(text[1]);
+	if (!m->textfile || (m->written && !last && start - m->written < METRICS_TEXTFILE_GAP) ||
+	    (m->written && !last && start - m->written < 10 * m->cost))
+		return 0;
+	text = render(m, 0, tot, h, &len);
+	if (!text) {
+		snprintf(err, errlen, "out of memory for the metrics");
 		return -1;
 	}
-	pthread_mutex_lock(&m->lock);
-	for (i = 0; i < 2; i++) {
-		free(m->text[i]);
-		m->text[i] = text[i];
-		m->len[i] = len[i];
-	}
-	pthread_mutex_unlock(&m->lock);
-	return 0;
+	ret = write_textfile(m->textfile, text, len, err, errlen);
+	free(text);
+	m->written = now();
+	m->cost = m->written - start;
+	return ret;
 }
 
-char *metrics_text(struct metrics *m, int openmetrics, size_t *len)
+struct exposition *metrics_get(struct metrics *m, int openmetrics, double max_age,
+			       const char **text, size_t *len)
 {
-	char *copy = NULL;
+	struct exposition *e, *made;
+	struct snapshot *s;
+	int om = !!openmetrics;
 
+	pthread_mutex_lock(&m->render);
 	pthread_mutex_lock(&m->lock);
-	if (m->text[!!openmetrics]) {
-		*len = m->len[!!openmetrics];
-		copy = malloc(*len ? *len : 1);
-		if (copy)
-			memcpy(copy, m->text[!!openmetrics], *len);
+	e = m->cache[om];
+	if (e && (e->gen == m->gen || (e->refs > 1 && now() - e->made < max_age)))
+		goto got;
+	s = m->snap;
+	if (!s) {
+		e = NULL;
+		goto out;
 	}
+	s->refs++;
 	pthread_mutex_unlock(&m->lock);
-	return copy;
+	/* the main thread hands over new totals meanwhile */
+	made = calloc(1, sizeof(*made));
+	if (made) {
+		made->text = render(m, om, s->tot, &s->h, &made->len);
+		made->gen = s->gen;
+		made->made = now();
+		made->refs = 1;		/* the cache's */
+	}
+	pthread_mutex_lock(&m->lock);
+	snapshot_put(m, s);
+	if (!made || !made->text) {
+		free(made);
+		e = NULL;
+		goto out;
+	}
+	exposition_put(m->cache[om]);
+	m->cache[om] = e = made;
+got:
+	e->refs++;
+	*text = e->text;
+	*len = e->len;
+out:
+	pthread_mutex_unlock(&m->lock);
+	pthread_mutex_unlock(&m->render);
+	return e;
+}
+
+void metrics_put(struct metrics *m, struct exposition *e)
+{
+	pthread_mutex_lock(&m->lock);
+	exposition_put(e);
+	pthread_mutex_unlock(&m->lock);
 }

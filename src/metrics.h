@@ -2,9 +2,9 @@
 /*
  * The counts for monitoring: a Prometheus exposition of the totals since
  * start (text format 0.0.4 and OpenMetrics 1.0), with ebpfcount's own
- * health, rendered once per interval.  It goes to a textfile for
- * node_exporter (replaced atomically) and to whoever asks for it through
- * metrics_text() (serve.h), from another thread.
+ * health.  It goes to a textfile for node_exporter (replaced atomically)
+ * and to whoever asks for it through metrics_get() (serve.h), from
+ * another thread: each format is rendered only when it is used.
  */
 #ifndef EBPFCOUNT_METRICS_H
 #define EBPFCOUNT_METRICS_H
@@ -28,21 +28,39 @@ struct health {
 };
 
 struct metrics;
+/* One exposition's text, shared by every request that serves it. */
+struct exposition;
 
 /*
  * For the counts of the nx expressions x; textfile: the file to replace
- * at every update, or NULL.
+ * (see metrics_update()), or NULL; serving: metrics_get() will be called
+ * (--listen).
  */
-struct metrics *metrics_new(const struct expr *x, int nx, const char *textfile);
+struct metrics *metrics_new(const struct expr *x, int nx, const char *textfile, int serving);
 void metrics_free(struct metrics *m);
 /*
- * Render the totals tot (final intervals, report.h, one per expression)
- * and h: the textfile
- * is replaced, the served text swapped.  0, or -1 with err filled.
+ * Hand over the totals tot (final intervals, report.h, one per
+ * expression) and h.  Nothing is rendered for the server here: the
+ * totals are copied for metrics_get().  The textfile is rendered and
+ * replaced at the first update, at the last (last != 0), and in between
+ * no sooner than METRICS_TEXTFILE_GAP seconds, or ten times its last
+ * rendering and writing took, after its last write.  0, or -1 with err
+ * filled.
  */
+#define METRICS_TEXTFILE_GAP 1.0
 int metrics_update(struct metrics *m, const struct interval *tot, const struct health *h,
-		   char *err, size_t errlen);
-/* A copy of the last exposition (malloc'ed), its length in *len; NULL if none. */
-char *metrics_text(struct metrics *m, int openmetrics, size_t *len);
+		   int last, char *err, size_t errlen);
+/*
+ * The exposition of the last totals handed over (OpenMetrics if
+ * openmetrics, else the text format), rendered in the caller's thread if
+ * it was not yet; its text and length in *text, *len.  One rendering
+ * serves every request: while requests still hold the last one (a slow
+ * reader), it is served again until it is max_age seconds old, so that
+ * at most two of each format live.  NULL if there are no totals yet, or
+ * no memory.  Give it back with metrics_put().
+ */
+struct exposition *metrics_get(struct metrics *m, int openmetrics, double max_age,
+			       const char **text, size_t *len);
+void metrics_put(struct metrics *m, struct exposition *e);
 
 #endif

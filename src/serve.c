@@ -4,21 +4,36 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "serve.h"
+
+/* A connection's request, for the deadline: since 0 between requests. */
+struct conn {
+	int fd;			/* -1: a free slot */
+	double since;		/* CLOCK_MONOTONIC seconds */
+};
 
 /* A server per listening socket: libmicrohttpd takes one each. */
 struct serve {
 	int n;
 	struct MHD_Daemon *d[2];
 	int fd[2];
+	struct metrics *m;
+	/* the deadlines' watch, on a thread of its own */
+	pthread_t watch;
+	int watching, stopping;
+	pthread_mutex_t lock;	/* conn[], stopping */
+	pthread_cond_t wake;
+	struct conn conn[2 * SERVE_CONNECTIONS];
 };
 
 static const char *const content_types[] = {
@@ -115,53 +130,177 @@ int serve_openmetrics(const char *accept)
 	return om > 0 && om >= text;
 }
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
-			     char *body, size_t len, enum MHD_ResponseMemoryMode mode)
+static double now(void)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
+			     struct MHD_Response *r)
+{
 	enum MHD_Result ret;
 
-	if (!r) {
-		if (mode == MHD_RESPMEM_MUST_FREE)
-			free(body);
+	if (!r)
 		return MHD_NO;
-	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+	MHD_destroy_response(r);	/* the connection holds it */
 	return ret;
+}
+
+static enum MHD_Result say(struct MHD_Connection *c, unsigned int status, const char *text)
+{
+	return reply(c, status, "text/plain",
+		     MHD_create_response_from_buffer(strlen(text), (void *)text,
+						     MHD_RESPMEM_PERSISTENT));
+}
+
+/* The last request served an exposition gives it back. */
+struct held {
+	struct metrics *m;
+	struct exposition *e;
+};
+
+static void give_back(void *cls)
+{
+	struct held *h = cls;
+
+	metrics_put(h->m, h->e);
+	free(h);
 }
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
-	static char index[] = "ebpfcount: the counts are at /metrics\n";
-	static char not_found[] = "not found: the counts are at /metrics\n";
-	static char bad_method[] = "only GET and HEAD\n";
-	static char not_yet[] = "no counts yet\n";
-	const char *accept;
-	char *text;
+	struct serve *s = cls;
+	struct MHD_Response *r;
+	struct held *h;
+	const char *text;
 	size_t len;
 	int om;
 
-	(void)version, (void)upload_data, (void)upload_data_size, (void)con_cls;
+	(void)version, (void)upload_data;
+	/* the first call has the headers: a response queued now would close
+	 * the connection (libmicrohttpd has not read the whole request); a
+	 * body, if any, is read and dropped */
+	if (!*con_cls || *upload_data_size) {
+		*con_cls = s;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", bad_method,
-			     strlen(bad_method), MHD_RESPMEM_PERSISTENT);
+		return say(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	if (!strcmp(url, "/"))
-		return reply(c, MHD_HTTP_OK, "text/plain", index, strlen(index),
-			     MHD_RESPMEM_PERSISTENT);
+		return say(c, MHD_HTTP_OK, "ebpfcount: the counts are at /metrics\n");
 	if (strcmp(url, "/metrics"))
-		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", not_found, strlen(not_found),
-			     MHD_RESPMEM_PERSISTENT);
-	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	om = serve_openmetrics(accept);
-	text = metrics_text(cls, om, &len);
-	if (!text)	/* none yet, or no memory */
-		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", not_yet,
-			     strlen(not_yet), MHD_RESPMEM_PERSISTENT);
-	return reply(c, MHD_HTTP_OK, content_types[om], text, len, MHD_RESPMEM_MUST_FREE);
+		return say(c, MHD_HTTP_NOT_FOUND, "not found: the counts are at /metrics\n");
+	om = serve_openmetrics(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							   MHD_HTTP_HEADER_ACCEPT));
+	h = malloc(sizeof(*h));
+	if (!h)
+		return MHD_NO;
+	h->m = s->m;
+	h->e = metrics_get(s->m, om, SERVE_DEADLINE, &text, &len);
+	if (!h->e) {	/* none yet, or no memory */
+		free(h);
+		return say(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no counts yet\n");
+	}
+	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)text, give_back,
+								     h);
+	if (!r)
+		give_back(h);
+	return reply(c, MHD_HTTP_OK, content_types[om], r);
+}
+
+/*
+ * The deadlines: a connection's slot from its start to its close, its
+ * request timed from the connection's start or the request line.
+ */
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *i =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return i ? i->socket_context : NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+			  enum MHD_ConnectionNotificationCode what)
+{
+	const union MHD_ConnectionInfo *i;
+	struct serve *s = cls;
+	struct conn *k = *ctx;
+	int j;
+
+	pthread_mutex_lock(&s->lock);
+	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
+		i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		for (j = 0; i && j < 2 * SERVE_CONNECTIONS && s->conn[j].fd >= 0; j++)
+			;
+		if (i && j < 2 * SERVE_CONNECTIONS) {
+			s->conn[j] = (struct conn){ i->connect_fd, now() };
+			*ctx = &s->conn[j];
+		}
+	} else if (k) {	/* closed: before its socket is */
+		k->fd = -1;
+		*ctx = NULL;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct serve *s = cls;
+	struct conn *k = conn_of(c);
+
+	(void)uri;
+	pthread_mutex_lock(&s->lock);
+	if (k && !k->since)
+		k->since = now();
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
+		    enum MHD_RequestTerminationCode why)
+{
+	struct serve *s = cls;
+	struct conn *k = conn_of(c);
+
+	(void)con_cls, (void)why;
+	pthread_mutex_lock(&s->lock);
+	if (k)
+		k->since = 0;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Every second, cut the requests past their deadline: libmicrohttpd then closes them. */
+static void *watch(void *arg)
+{
+	struct serve *s = arg;
+	struct timespec at;
+	double t;
+	int j;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stopping) {
+		t = now();
+		for (j = 0; j < 2 * SERVE_CONNECTIONS; j++)
+			if (s->conn[j].fd >= 0 && s->conn[j].since &&
+			    t - s->conn[j].since > SERVE_DEADLINE) {
+				shutdown(s->conn[j].fd, SHUT_RDWR);
+				s->conn[j].since = 0;
+			}
+		clock_gettime(CLOCK_MONOTONIC, &at);
+		at.tv_sec++;
+		pthread_cond_timedwait(&s->wake, &s->lock, &at);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
 }
 
 /*
@@ -189,7 +328,7 @@ static int listen_on(const char *host, const char *port, char *err, size_t errle
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (ai->ai_family == AF_INET6)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16)) {
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, SERVE_CONNECTIONS)) {
 			e = errno;
 			close(fd);
 			fd = -1;
@@ -206,16 +345,25 @@ static int listen_on(const char *host, const char *port, char *err, size_t errle
 struct serve *serve_listen(const char *host, const char *port, char *err, size_t errlen)
 {
 	struct serve *s = calloc(1, sizeof(*s));
+	pthread_condattr_t attr;
 	char why[256];
+	int j;
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	for (j = 0; j < 2 * SERVE_CONNECTIONS; j++)
+		s->conn[j].fd = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake, &attr);
+	pthread_condattr_destroy(&attr);
 	/* no address: the loopback ones, 127.0.0.1 and ::1 if there is IPv6 */
 	s->fd[0] = listen_on(*host ? host : "127.0.0.1", port, err, errlen);
 	if (s->fd[0] < 0) {
-		free(s);
+		serve_stop(s);
 		return NULL;
 	}
 	s->n = 1;
@@ -226,8 +374,7 @@ struct serve *serve_listen(const char *host, const char *port, char *err, size_t
 		s->n = 2;
 	} else if (errno != EAFNOSUPPORT && errno != EADDRNOTAVAIL) {
 		snprintf(err, errlen, "%s", why);
-		close(s->fd[0]);
-		free(s);
+		serve_stop(s);
 		return NULL;
 	}
 	return s;
@@ -238,19 +385,26 @@ int serve_start(struct serve *s, struct metrics *m, char *err, size_t errlen)
 	sigset_t all, old;
 	int i;
 
+	s->m = m;
 	/* The servers' threads take no signal: they are the main thread's. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (i = 0; i < s->n; i++) {
-		s->d[i] = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, m,
+	s->watching = !pthread_create(&s->watch, NULL, watch, s);
+	for (i = 0; s->watching && i < s->n; i++) {
+		s->d[i] = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, s,
 					   MHD_OPTION_LISTEN_SOCKET, s->fd[i],
-					   MHD_OPTION_CONNECTION_LIMIT, 16U,
-					   MHD_OPTION_CONNECTION_TIMEOUT, 10U, MHD_OPTION_END);
+					   MHD_OPTION_CONNECTION_LIMIT, (unsigned int)SERVE_CONNECTIONS,
+					   MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+					   (unsigned int)SERVE_PER_ADDRESS,
+					   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_IDLE,
+					   MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+					   MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s,
+					   MHD_OPTION_NOTIFY_COMPLETED, on_done, s, MHD_OPTION_END);
 		if (!s->d[i])
 			break;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (i < s->n) {
+	if (!s->watching || i < s->n) {
 		snprintf(err, errlen, "cannot start the HTTP server for --listen");
 		return -1;
 	}
@@ -269,5 +423,14 @@ void serve_stop(struct serve *s)
 		else
 			close(s->fd[i]);
 	}
+	if (s->watching) {
+		pthread_mutex_lock(&s->lock);
+		s->stopping = 1;
+		pthread_cond_signal(&s->wake);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->watch, NULL);
+	}
+	pthread_cond_destroy(&s->wake);
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

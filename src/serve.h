@@ -4,6 +4,12 @@
  * its own): the last exposition of metrics.h, in OpenMetrics when the
  * scraper prefers it (Accept: application/openmetrics-text), else in
  * the text format 0.0.4.
+ *
+ * Hostile peers: up to SERVE_CONNECTIONS connections, SERVE_PER_ADDRESS
+ * from one address (a fleet's scrapers keep theirs alive); one idle for
+ * SERVE_IDLE seconds is closed, and one whose request (headers and body)
+ * takes more than SERVE_DEADLINE seconds is cut.  Every request of an
+ * interval is served the one rendering of metrics_get().
  */
 #ifndef EBPFCOUNT_SERVE_H
 #define EBPFCOUNT_SERVE_H
@@ -11,6 +17,11 @@
 #include <stddef.h>
 
 #include "metrics.h"
+
+#define SERVE_CONNECTIONS	256
+#define SERVE_PER_ADDRESS	8
+#define SERVE_IDLE		10
+#define SERVE_DEADLINE		20
 
 struct serve;
 

@@ -29,10 +29,10 @@ ebpfcount -i "$VA" -F json --listen 0.0.0.0:9108 --textfile /tmp/m.prom \
 pid=$!
 ok "ebpfcount serves /metrics in the guest" retry 60 \
 	sh -c "timeout 10 wget -q -O - http://198.19.0.15:9108/metrics | grep -q '^ebpfcount_keys[{ ]'"
-# Every thread, the HTTP server's too, has given up its capabilities.
+# Every thread, the HTTP server's and its deadlines' too, has given up its capabilities.
 is "$(ls /proc/$pid/task | wc -l):$(grep -h '^Cap[EPB][fnr][fmd]' /proc/$pid/task/*/status | sort -u | tr -s '\t\n' '  ')" \
-	"2:CapBnd: 0000000000000000 CapEff: 0000000000000000 CapPrm: 0000000000000000 " \
-	"both threads (main, HTTP server) without capabilities"
+	"3:CapBnd: 0000000000000000 CapEff: 0000000000000000 CapPrm: 0000000000000000 " \
+	"the three threads (main, HTTP server, its deadlines) without capabilities"
 # --listen PORT: 127.0.0.1 and ::1 (if lo has it), nothing else
 ebpfcount -i lo -F none --listen 9110 count 2>/tmp/lo.err &
 lo=$!

@@ -17,7 +17,7 @@ of nanoseconds):
 - times before 1970 print floored in every format: the human header's
   23:59:58.000 (it once printed 23:59:59.-999), JSON's and CSV's -2.000;
 - a run of 3 or more intervals with no record is one line in each format
-  (human, JSON, CSV; 2 print as usual), and one write of --textfile: two
+  (human, JSON, CSV; 2 print as usual), and at most one write of --textfile: two
   records 10 years apart (once 315 M lines) take well under a second, the
   totals exact, -c counts the run's intervals, several expressions share
   the line.
@@ -185,7 +185,7 @@ def check_gaps(t, d):
     t.is_([x for x in lines if ",empty," in x],
           ["%d.000,%d.000,0,,empty,,%d,0,0" % (T0 + DECADE, n, n)],
           "-e twice: one empty row, its expr column empty")
-    # --textfile: written once for the run (a day: once 86,400 times)
+    # --textfile: written a few times for the run (a day: once 86,400 times)
     day = pcapng(os.path.join(d, "day.pcapng"), [T0], [(0, 0), (0, 86400 * 1000000)])
     prom, log = os.path.join(d, "m.prom"), os.path.join(d, "strace.log")
     p = subprocess.Popen(["strace", "-f", "-qq", "-e", "trace=rename,renameat,renameat2",
@@ -197,8 +197,10 @@ def check_gaps(t, d):
         os.killpg(p.pid, signal.SIGKILL)    # strace and ebpfcount
         p.wait()
         got = (None, "killed after 20 s, %d writes" % open(log).read().count("rename"))
-    t.is_(got, (0, 5), "--textfile over a day's gap: written 5 times "
-          "(start, the first interval, the run, the last, the final)")
+    # at the first update and the last, and in between no more often
+    # than METRICS_TEXTFILE_GAP (1 s) apart: at most the 5 updates
+    t.ok(got[0] == 0 and isinstance(got[1], int) and 2 <= got[1] <= 5,
+         "--textfile over a day's gap: written 2 to 5 times, not 86,400 (%s)" % (got,))
 
 
 def main():
