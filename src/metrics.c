@@ -23,8 +23,8 @@ struct snapshot {
 
 struct exposition {
 	int refs;		/* under the metrics' lock */
+	int om;			/* its format */
 	unsigned long gen;	/* of the snapshot rendered */
-	double made;		/* CLOCK_MONOTONIC seconds */
 	char *text;
 	size_t len;
 };
@@ -40,6 +40,7 @@ struct metrics {
 	unsigned long gen;
 	struct snapshot *snap;	/* the last totals */
 	struct exposition *cache[2];	/* text format 0.0.4, OpenMetrics */
+	int alive[2];		/* expositions of each format not yet freed */
 };
 
 static double now(void)
@@ -79,10 +80,12 @@ static void snapshot_put(struct metrics *m, struct snapshot *s)
 	free(s);
 }
 
-static void exposition_put(struct exposition *e)
+/* Drop a reference, under m->lock. */
+static void exposition_put(struct metrics *m, struct exposition *e)
 {
 	if (!e || --e->refs)
 		return;
+	m->alive[e->om]--;
 	free(e->text);
 	free(e);
 }
@@ -91,8 +94,8 @@ void metrics_free(struct metrics *m)
 {
 	if (!m)
 		return;
-	exposition_put(m->cache[0]);
-	exposition_put(m->cache[1]);
+	exposition_put(m, m->cache[0]);
+	exposition_put(m, m->cache[1]);
 	snapshot_put(m, m->snap);
 	pthread_mutex_destroy(&m->render);
 	pthread_mutex_destroy(&m->lock);
@@ -290,8 +293,10 @@ int metrics_update(struct metrics *m, const struct interval *tot, const struct h
 		snapshot_put(m, old);
 		pthread_mutex_unlock(&m->lock);
 	}
-	if (!m->textfile || (m->written && !last && start - m->written < METRICS_TEXTFILE_GAP) ||
-	    (m->written && !last && start - m->written < 10 * m->cost))
+	/* an update 1 s after the last write's start is due (50 ms early at most) */
+	if (!m->textfile || (m->written && !last &&
+			     (start - m->written < METRICS_TEXTFILE_GAP - 0.05 ||
+			      start - m->written < 10 * m->cost)))
 		return 0;
 	text = render(m, 0, tot, h, &len);
 	if (!text) {
@@ -300,13 +305,13 @@ int metrics_update(struct metrics *m, const struct interval *tot, const struct h
 	}
 	ret = write_textfile(m->textfile, text, len, err, errlen);
 	free(text);
-	m->written = now();
-	m->cost = m->written - start;
+	m->written = start;
+	m->cost = now() - start;
 	return ret;
 }
 
-struct exposition *metrics_get(struct metrics *m, int openmetrics, double max_age,
-			       const char **text, size_t *len)
+struct exposition *metrics_get(struct metrics *m, int openmetrics, const char **text,
+			       size_t *len)
 {
 	struct exposition *e, *made;
 	struct snapshot *s;
@@ -315,7 +320,8 @@ struct exposition *metrics_get(struct metrics *m, int openmetrics, double max_ag
 	pthread_mutex_lock(&m->render);
 	pthread_mutex_lock(&m->lock);
 	e = m->cache[om];
-	if (e && (e->gen == m->gen || (e->refs > 1 && now() - e->made < max_age)))
+	/* the last totals' rendering, or while two live, the latest of them */
+	if (e && (e->gen == m->gen || m->alive[om] >= 2))
 		goto got;
 	s = m->snap;
 	if (!s) {
@@ -328,8 +334,8 @@ struct exposition *metrics_get(struct metrics *m, int openmetrics, double max_ag
 	made = calloc(1, sizeof(*made));
 	if (made) {
 		made->text = render(m, om, s->tot, &s->h, &made->len);
+		made->om = om;
 		made->gen = s->gen;
-		made->made = now();
 		made->refs = 1;		/* the cache's */
 	}
 	pthread_mutex_lock(&m->lock);
@@ -339,7 +345,8 @@ struct exposition *metrics_get(struct metrics *m, int openmetrics, double max_ag
 		e = NULL;
 		goto out;
 	}
-	exposition_put(m->cache[om]);
+	m->alive[om]++;
+	exposition_put(m, m->cache[om]);
 	m->cache[om] = e = made;
 got:
 	e->refs++;
@@ -354,6 +361,6 @@ out:
 void metrics_put(struct metrics *m, struct exposition *e)
 {
 	pthread_mutex_lock(&m->lock);
-	exposition_put(e);
+	exposition_put(m, e);
 	pthread_mutex_unlock(&m->lock);
 }

@@ -44,7 +44,7 @@ void metrics_free(struct metrics *m);
  * totals are copied for metrics_get().  The textfile is rendered and
  * replaced at the first update, at the last (last != 0), and in between
  * no sooner than METRICS_TEXTFILE_GAP seconds, or ten times its last
- * rendering and writing took, after its last write.  0, or -1 with err
+ * rendering and writing took, after its last write began.  0, or -1 with err
  * filled.
  */
 #define METRICS_TEXTFILE_GAP 1.0
@@ -54,13 +54,14 @@ int metrics_update(struct metrics *m, const struct interval *tot, const struct h
  * The exposition of the last totals handed over (OpenMetrics if
  * openmetrics, else the text format), rendered in the caller's thread if
  * it was not yet; its text and length in *text, *len.  One rendering
- * serves every request: while requests still hold the last one (a slow
- * reader), it is served again until it is max_age seconds old, so that
- * at most two of each format live.  NULL if there are no totals yet, or
- * no memory.  Give it back with metrics_put().
+ * serves every request.  At most two of a format live: while requests
+ * still hold an older one (slow readers, which serve.h cuts at its
+ * deadline) as well as the latest, the latest is served again.  NULL if
+ * there are no totals yet, or no memory.  Give it back with
+ * metrics_put().
  */
-struct exposition *metrics_get(struct metrics *m, int openmetrics, double max_age,
-			       const char **text, size_t *len);
+struct exposition *metrics_get(struct metrics *m, int openmetrics, const char **text,
+			       size_t *len);
 void metrics_put(struct metrics *m, struct exposition *e);
 
 #endif

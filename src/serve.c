@@ -16,24 +16,30 @@
 
 #include "serve.h"
 
-/* A connection's request, for the deadline: since 0 between requests. */
+/* A connection's request, for the deadline (0: cut already). */
 struct conn {
 	int fd;			/* -1: a free slot */
 	double since;		/* CLOCK_MONOTONIC seconds */
 };
 
+/* A kept-alive connection is timed from its last answer: idle, it closes first. */
+_Static_assert(SERVE_IDLE < SERVE_DEADLINE, "an idle connection closes before its deadline");
+
+#define SERVERS 2	/* 127.0.0.1 and ::1 */
+
 /* A server per listening socket: libmicrohttpd takes one each. */
 struct serve {
 	int n;
-	struct MHD_Daemon *d[2];
-	int fd[2];
+	struct MHD_Daemon *d[SERVERS];
+	int fd[SERVERS];
 	struct metrics *m;
 	/* the deadlines' watch, on a thread of its own */
 	pthread_t watch;
 	int watching, stopping;
 	pthread_mutex_t lock;	/* conn[], stopping */
 	pthread_cond_t wake;
-	struct conn conn[2 * SERVE_CONNECTIONS];
+	clockid_t clock;	/* wake's */
+	struct conn conn[SERVERS * SERVE_CONNECTIONS];	/* every connection's */
 };
 
 static const char *const content_types[] = {
@@ -176,6 +182,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 			      const char *method, const char *version, const char *upload_data,
 			      size_t *upload_data_size, void **con_cls)
 {
+	static const char get_head[] = "only GET and HEAD\n";
 	struct serve *s = cls;
 	struct MHD_Response *r;
 	struct held *h;
@@ -192,8 +199,13 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return say(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+		r = MHD_create_response_from_buffer(strlen(get_head), (void *)get_head,
+						    MHD_RESPMEM_PERSISTENT);
+		if (r)
+			MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", r);
+	}
 	if (!strcmp(url, "/"))
 		return say(c, MHD_HTTP_OK, "ebpfcount: the counts are at /metrics\n");
 	if (strcmp(url, "/metrics"))
@@ -204,7 +216,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	if (!h)
 		return MHD_NO;
 	h->m = s->m;
-	h->e = metrics_get(s->m, om, SERVE_DEADLINE, &text, &len);
+	h->e = metrics_get(s->m, om, &text, &len);
 	if (!h->e) {	/* none yet, or no memory */
 		free(h);
 		return say(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no counts yet\n");
@@ -218,7 +230,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 
 /*
  * The deadlines: a connection's slot from its start to its close, its
- * request timed from the connection's start or the request line.
+ * request timed from the connection's start or the answer before it.
  */
 static struct conn *conn_of(struct MHD_Connection *c)
 {
@@ -239,30 +251,19 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
 	pthread_mutex_lock(&s->lock);
 	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
 		i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		for (j = 0; i && j < 2 * SERVE_CONNECTIONS && s->conn[j].fd >= 0; j++)
+		for (j = 0; i && j < SERVERS * SERVE_CONNECTIONS && s->conn[j].fd >= 0; j++)
 			;
-		if (i && j < 2 * SERVE_CONNECTIONS) {
+		if (i && j < SERVERS * SERVE_CONNECTIONS) {
 			s->conn[j] = (struct conn){ i->connect_fd, now() };
 			*ctx = &s->conn[j];
+		} else if (i) {	/* no deadline, no connection */
+			shutdown(i->connect_fd, SHUT_RDWR);
 		}
 	} else if (k) {	/* closed: before its socket is */
 		k->fd = -1;
 		*ctx = NULL;
 	}
 	pthread_mutex_unlock(&s->lock);
-}
-
-static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *c)
-{
-	struct serve *s = cls;
-	struct conn *k = conn_of(c);
-
-	(void)uri;
-	pthread_mutex_lock(&s->lock);
-	if (k && !k->since)
-		k->since = now();
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
 }
 
 static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -273,8 +274,8 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
 
 	(void)con_cls, (void)why;
 	pthread_mutex_lock(&s->lock);
-	if (k)
-		k->since = 0;
+	if (k)	/* the next request is timed from here: idle, it is closed sooner */
+		k->since = now();
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -289,13 +290,13 @@ static void *watch(void *arg)
 	pthread_mutex_lock(&s->lock);
 	while (!s->stopping) {
 		t = now();
-		for (j = 0; j < 2 * SERVE_CONNECTIONS; j++)
+		for (j = 0; j < SERVERS * SERVE_CONNECTIONS; j++)
 			if (s->conn[j].fd >= 0 && s->conn[j].since &&
 			    t - s->conn[j].since > SERVE_DEADLINE) {
 				shutdown(s->conn[j].fd, SHUT_RDWR);
 				s->conn[j].since = 0;
 			}
-		clock_gettime(CLOCK_MONOTONIC, &at);
+		clock_gettime(s->clock, &at);
 		at.tv_sec++;
 		pthread_cond_timedwait(&s->wake, &s->lock, &at);
 	}
@@ -353,11 +354,12 @@ struct serve *serve_listen(const char *host, const char *port, char *err, size_t
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	for (j = 0; j < 2 * SERVE_CONNECTIONS; j++)
+	for (j = 0; j < SERVERS * SERVE_CONNECTIONS; j++)
 		s->conn[j].fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	s->clock = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) ? CLOCK_REALTIME :
+		   CLOCK_MONOTONIC;
 	pthread_cond_init(&s->wake, &attr);
 	pthread_condattr_destroy(&attr);
 	/* no address: the loopback ones, 127.0.0.1 and ::1 if there is IPv6 */
@@ -398,7 +400,6 @@ int serve_start(struct serve *s, struct metrics *m, char *err, size_t errlen)
 					   (unsigned int)SERVE_PER_ADDRESS,
 					   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)SERVE_IDLE,
 					   MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
-					   MHD_OPTION_URI_LOG_CALLBACK, on_request_line, s,
 					   MHD_OPTION_NOTIFY_COMPLETED, on_done, s, MHD_OPTION_END);
 		if (!s->d[i])
 			break;

@@ -7,9 +7,10 @@
  *
  * Hostile peers: up to SERVE_CONNECTIONS connections, SERVE_PER_ADDRESS
  * from one address (a fleet's scrapers keep theirs alive); one idle for
- * SERVE_IDLE seconds is closed, and one whose request (headers and body)
- * takes more than SERVE_DEADLINE seconds is cut.  Every request of an
- * interval is served the one rendering of metrics_get().
+ * SERVE_IDLE seconds is closed, and one whose request (headers and
+ * answer) takes more than SERVE_DEADLINE seconds, from the connection's
+ * start or the answer before it, is cut.  Every request of an interval is
+ * served the one rendering of metrics_get().
  */
 #ifndef EBPFCOUNT_SERVE_H
 #define EBPFCOUNT_SERVE_H

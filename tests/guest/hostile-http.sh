@@ -3,12 +3,13 @@
 # loopback addresses) with 20,000 keys, under 1,000 hostile connections
 # from 127.0.0.2 (slowpeer: 500 slowloris, 500 that never read) for 30 s.
 # A scrape from 127.0.0.1 every 2 s succeeds every time; RSS grows by at
-# most two expositions; a lone slowloris (127.0.0.3) is cut at the
-# request deadline (serve.h: 20 s); two requests are answered
+# most two expositions; a lone slowloris (127.0.0.3), and a kept-alive
+# connection that sends only empty lines after its answer (127.0.0.4),
+# are cut at the request deadline (serve.h: 20 s); two requests are answered
 # on one kept-alive connection.
 . /tests/tap.sh
 . /tests/guest/lib.sh
-plan 9
+plan 10
 
 kib() { awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"; }
 scrape() { timeout 10 wget -q -O "$1" http://127.0.0.1:9108/metrics && grep -q '^ebpfcount_keys ' "$1"; }
@@ -40,6 +41,8 @@ slowpeer noread 500 127.0.0.2 127.0.0.1 9108 30 >/tmp/noread.out 2>&1 &
 s2=$!
 slowpeer slowloris 1 127.0.0.3 127.0.0.1 9108 25 >/tmp/lone.out 2>&1 &
 s3=$!
+slowpeer trickle 1 127.0.0.4 127.0.0.1 9108 30 >/tmp/trickle.out 2>&1 &
+s4=$!
 sleep 1
 good=0
 tries=0
@@ -51,7 +54,7 @@ while [ $tries -lt 12 ]; do
 	sleep 2
 done
 is "$good" 12 "every scrape from 127.0.0.1 during the attack succeeds"
-wait $s1 $s2 $s3
+wait $s1 $s2 $s3 $s4
 diag "slowloris: $(cat /tmp/slow.out); non-readers: $(cat /tmp/noread.out)"
 hwm=$(kib $pid VmHWM)
 diag "RSS before the attack $rss0 KiB, peak during it $hwm KiB, exposition $((size / 1024)) KiB"
@@ -59,6 +62,8 @@ cmp_ok "$((hwm - rss0))" -le "$((2 * size / 1024))" \
 	"RSS grew by at most two expositions ($((hwm - rss0)) KiB)"
 case $(cat /tmp/lone.out) in *" closed "[1-9]*) r=0 ;; *) r=1 ;; esac
 _tap_result $r "a lone slowloris is cut at the deadline ($(cat /tmp/lone.out))"
+case $(cat /tmp/trickle.out) in *" closed "[1-9]*) r=0 ;; *) r=1 ;; esac
+_tap_result $r "so is an empty line every 2 s after an answer, kept alive ($(cat /tmp/trickle.out))"
 ok "still serving after the attack" scrape /tmp/m2
 kill -INT $pid
 wait $pid

@@ -3,8 +3,10 @@
  * slowpeer: hostile HTTP clients for the exporter's tests (--listen).
  * Keeps N TCP connections from SRC to DST:PORT open for SECONDS, opening
  * a new one whenever the server closes one, each either a slowloris (a
- * request line, then a header line every 2 s, never the blank line) or
- * a reader that sends GET /metrics and never reads the answer (a slot
+ * request line, then a header line every 2 s, never the blank line), a
+ * trickler (a whole GET /metrics, its answer read, then an empty line
+ * every 2 s on the kept-alive connection, never a request line), or a
+ * reader that sends GET /metrics and never reads the answer (a slot
  * whose connection closed opens its next one half a second later).  Prints
  * how many it opened, how many the server closed, and the most open at
  * once.  Guests only: the tests run it on a guest's loopback.
@@ -55,7 +57,7 @@ static int open_one(const struct sockaddr_in *src, const struct sockaddr_in *dst
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: slowpeer slowloris|noread N SRC DST PORT SECONDS\n");
+	fprintf(stderr, "usage: slowpeer slowloris|trickle|noread N SRC DST PORT SECONDS\n");
 	exit(2);
 }
 
@@ -68,13 +70,14 @@ int main(int argc, char **argv)
 	struct sockaddr_in src = { .sin_family = AF_INET }, dst = src;
 	struct rlimit rl = { MAX_CONNS + 64, MAX_CONNS + 64 };
 	unsigned long opened = 0, closed = 0, most = 0, open_now;
-	int slow, n, i;
+	int slow, trickle, n, i;
 	double end, t;
-	char buf[256];
+	static char buf[65536];
 
 	if (argc != 7)
 		usage();
-	slow = !strcmp(argv[1], "slowloris");
+	trickle = !strcmp(argv[1], "trickle");
+	slow = trickle || !strcmp(argv[1], "slowloris");	/* reads what comes */
 	n = atoi(argv[2]);
 	if ((!slow && strcmp(argv[1], "noread")) || n < 1 || n > MAX_CONNS ||
 	    inet_pton(AF_INET, argv[3], &src.sin_addr) != 1 ||
@@ -108,9 +111,9 @@ int main(int argc, char **argv)
 				socklen_t len = sizeof(err);
 
 				getsockopt(p[i].fd, SOL_SOCKET, SO_ERROR, &err, &len);
-				if (err || send(p[i].fd, slow ? line : whole,
-						slow ? sizeof(line) - 1 : sizeof(whole) - 1,
-						MSG_NOSIGNAL) < 0) {
+				if (err || send(p[i].fd, slow && !trickle ? line : whole,
+						slow && !trickle ? sizeof(line) - 1 :
+						sizeof(whole) - 1, MSG_NOSIGNAL) < 0) {
 					close(p[i].fd);
 					p[i].fd = -1;
 					p[i].again = t + 0.5;
@@ -131,7 +134,8 @@ int main(int argc, char **argv)
 				continue;
 			}
 			if (p[i].connected && slow && t >= p[i].next) {
-				if (send(p[i].fd, "X-a: b\r\n", 8, MSG_NOSIGNAL) < 0) {
+				if (send(p[i].fd, trickle ? "\r\n" : "X-a: b\r\n", trickle ? 2 : 8,
+					 MSG_NOSIGNAL) < 0) {
 					close(p[i].fd);
 					p[i].fd = -1;
 					p[i].again = t + 0.5;

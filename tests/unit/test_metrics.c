@@ -2,8 +2,8 @@
 /*
  * metrics.c's rendering policy, without sockets: an exposition is made
  * when it is asked for (metrics_get()), once per update and format,
- * shared by every request; while a request still holds it (a slow
- * reader), it is served again until max_age; the textfile is written at
+ * shared by every request; at most two of a format live (a slow reader
+ * holding an older one: the latest is served again); the textfile is written at
  * the first update, not again within METRICS_TEXTFILE_GAP, and at the
  * last.
  */
@@ -67,37 +67,37 @@ int main(void)
 	layout_query(&x.q, 0, &x.lay);
 
 	m = metrics_new(&x, 1, NULL, 1);
-	unit_ok(!metrics_get(m, 0, 20, &text, &len), "no exposition before the first update");
+	unit_ok(!metrics_get(m, 0, &text, &len), "no exposition before the first update");
 	t = tot(5);
 	unit_ok(!metrics_update(m, &t, &h, 0, err, sizeof(err)), "update with 5 packets");
-	e1 = metrics_get(m, 0, 20, &text, &len);
+	e1 = metrics_get(m, 0, &text, &len);
 	unit_okf(e1 && packets_in(text) == 5 && len == strlen(text),
 		 "rendered when asked: 5 packets (%lld)", packets_in(text));
-	e2 = metrics_get(m, 0, 20, &text2, &len);
+	e2 = metrics_get(m, 0, &text2, &len);
 	unit_ok(e2 == e1 && text2 == text, "a second request shares the one rendering");
-	om = metrics_get(m, 1, 20, &text2, &len);
+	om = metrics_get(m, 1, &text2, &len);
 	unit_ok(om && om != e1 && strstr(text2, "# EOF\n"), "OpenMetrics is a rendering of its own");
 	metrics_put(m, om);
 	metrics_put(m, e2);
 	t = tot(7);
 	metrics_update(m, &t, &h, 0, err, sizeof(err));
-	e2 = metrics_get(m, 0, 20, &text2, &len);
-	unit_okf(e2 == e1 && packets_in(text2) == 5,
-		 "held by a slow reader: the last one again until max_age (%lld)",
-		 packets_in(text2));
-	metrics_put(m, e2);
-	e2 = metrics_get(m, 0, 0, &text2, &len);
+	e2 = metrics_get(m, 0, &text2, &len);
 	unit_okf(e2 && e2 != e1 && packets_in(text2) == 7,
-		 "past max_age: a new rendering (%lld)", packets_in(text2));
+		 "held by a slow reader: the new totals rendered beside it (%lld)",
+		 packets_in(text2));
 	unit_okf(packets_in(text) == 5, "the slow reader's text is still whole (%lld)",
 		 packets_in(text));
-	metrics_put(m, e1);
-	metrics_put(m, e2);
 	t = tot(9);
 	metrics_update(m, &t, &h, 0, err, sizeof(err));
-	e3 = metrics_get(m, 0, 20, &text, &len);
-	unit_okf(e3 && packets_in(text) == 9, "nobody holds it: the new totals at once (%lld)",
-		 packets_in(text));
+	e3 = metrics_get(m, 0, &text, &len);
+	unit_okf(e3 == e2 && packets_in(text) == 7,
+		 "two held: the latest again, never a third (%lld)", packets_in(text));
+	metrics_put(m, e3);
+	metrics_put(m, e1);
+	e3 = metrics_get(m, 0, &text, &len);
+	unit_okf(e3 && e3 != e2 && packets_in(text) == 9,
+		 "the older one given back: the new totals (%lld)", packets_in(text));
+	metrics_put(m, e2);
 	metrics_put(m, e3);
 	metrics_free(m);
 
@@ -117,7 +117,7 @@ int main(void)
 	t = tot(4);
 	metrics_update(m, &t, &h, 0, err, sizeof(err));
 	unit_okf(file_packets(path) == 4, "after the gap, written again (%lld)", file_packets(path));
-	unit_ok(!metrics_get(m, 0, 20, &text, &len), "not serving: nothing kept for a server");
+	unit_ok(!metrics_get(m, 0, &text, &len), "not serving: nothing kept for a server");
 	metrics_free(m);
 	unlink(path);
 	rmdir(dir);
