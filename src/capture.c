@@ -12,9 +12,9 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <arpa/inet.h>
+#include <pcap/pcap.h>
 
 #include "capture.h"
-#include "filter.h"
 
 #define SLL_HLEN 16
 #define SLL2_HLEN 20
@@ -212,7 +212,7 @@ static unsigned int be16(const unsigned char *p)
  * The frame: an Ethernet header (src may be NULL) with type, then n bytes
  * (n <= MAX_FRAME - ETH_HLEN).  0, or -1 without memory.
  */
-static int ether(struct capture *c, struct vm_skb *skb, const unsigned char *src,
+static int ether(struct capture *c, struct packet *skb, const unsigned char *src,
 		 unsigned int type, const unsigned char *payload, unsigned int n)
 {
 	unsigned char *f = c->frame;
@@ -241,7 +241,7 @@ static int ether(struct capture *c, struct vm_skb *skb, const unsigned char *src
 	return 0;
 }
 
-static int cooked(struct capture *c, struct vm_skb *skb, const unsigned char *d,
+static int cooked(struct capture *c, struct packet *skb, const unsigned char *d,
 		  unsigned int caplen)
 {
 	const unsigned char *addr;
@@ -268,7 +268,7 @@ static int cooked(struct capture *c, struct vm_skb *skb, const unsigned char *d,
 	return ether(c, skb, halen == ETH_ALEN ? addr : NULL, type, d + hlen, caplen - hlen);
 }
 
-static int raw_ip(struct capture *c, struct vm_skb *skb, const unsigned char *d,
+static int raw_ip(struct capture *c, struct packet *skb, const unsigned char *d,
 		  unsigned int caplen)
 {
 	unsigned int version = caplen ? d[0] >> 4 : 0;
@@ -303,7 +303,7 @@ int capture_interval_end(long long start, long long step, unsigned long long n,
 	return 0;
 }
 
-int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err,
+int capture_next(struct capture *c, struct packet *skb, long long *ts, char *err,
 		 size_t errlen)
 {
 	struct pcap_pkthdr *h;

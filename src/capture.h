@@ -24,7 +24,7 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "vm.h"
+#include "packet.h"
 
 struct capture;
 
@@ -55,7 +55,7 @@ int capture_has_ethernet(const struct capture *c);
  * read as libpcap gives it, cut to that length, as tcpdump and tshark read
  * it.  The file is read a MiB per read(2) (a pipe, as much as it holds).
  */
-int capture_next(struct capture *c, struct vm_skb *skb, long long *ts, char *err,
+int capture_next(struct capture *c, struct packet *skb, long long *ts, char *err,
 		 size_t errlen);
 
 /*

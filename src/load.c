@@ -11,9 +11,10 @@
 #include <linux/if_packet.h>
 #include <bpf/bpf.h>
 
+#include "insn.h"
 #include "load.h"
 #include "maps.h"
-#include "vm.h"
+#include "packet.h"
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
@@ -44,10 +45,10 @@ static void log_tail(char *log, char *buf, size_t size)
 	snprintf(buf, size, "%s", start);
 }
 
-int load_program(const struct emit *e, const int *fds, int verbose,
+int load_program(const struct bpf_insn *prog, int n, const int *fds, int verbose,
 		 char *err, size_t errlen)
 {
-	struct bpf_insn *insns = malloc(e->len * sizeof(*insns));
+	struct bpf_insn *insns = malloc(n * sizeof(*insns));
 	char *log = calloc(1, LOG_SIZE), tail[512];
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log, .log_size = LOG_SIZE,
 		    .log_level = verbose ? 1 | 4 : 0);
@@ -57,11 +58,11 @@ int load_program(const struct emit *e, const int *fds, int verbose,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	memcpy(insns, e->insns, e->len * sizeof(*insns));
-	layout_relocate(insns, e->len, fds);
+	memcpy(insns, prog, n * sizeof(*insns));
+	layout_relocate(insns, n, fds);
 	/* Log level 0 with a log buffer: libbpf loads once without a log
 	 * and, only if the verifier refuses, again with one to say why. */
-	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ebpfcount", "GPL", insns, e->len, &opts);
+	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ebpfcount", "GPL", insns, n, &opts);
 	if (verbose && log[0])
 		fprintf(stderr, "%s", log);
 	if (fd < 0 && errno == EPERM) {
@@ -131,22 +132,23 @@ static int jit_enabled(void)
 	return on != 0;
 }
 
-enum frame_mode load_frame_mode(int probe)
+int load_reads(int probe)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
 
 	if (syscall(SYS_capget, &h, d))
-		return FRAME_LD_ABS;
+		return 0;
 	if (!has_cap(d, CAP_PERFMON) && !has_cap(d, CAP_SYS_ADMIN))
-		return FRAME_LD_ABS;
-	return probe && jit_enabled() && direct_reads() ? FRAME_DIRECT : FRAME_WINDOW;
+		return 0;
+	return LOAD_READS_STACK |
+	       (probe && jit_enabled() && direct_reads() ? LOAD_READS_PACKET : 0);
 }
 
 /* What bpf_test_init() takes: a page less headroom and skb_shared_info. */
 #define TEST_RUN_MAX 3584
 
-int load_test_run(int prog_fd, const struct vm_skb *skb, char *err, size_t errlen)
+int load_test_run(int prog_fd, const struct packet *skb, char *err, size_t errlen)
 {
 	static unsigned char buf[TEST_RUN_MAX];
 	struct __sk_buff ctx = { .cb = { skb->cb[0] } };

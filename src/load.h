@@ -4,29 +4,31 @@
 #define EBPFCOUNT_LOAD_H
 
 #include <stddef.h>
+#include <linux/bpf.h>
 
-#include "emit.h"
-#include "frame.h"
 #include "layout.h"
 
 /*
- * Relocate the map references of e's program to fds (fds[slot], layout.h)
- * and load it as a socket filter.  verbose: print the verifier's log on
- * stderr.  Returns the program fd, or -1 with err holding the reason and
- * the log's tail.
+ * Relocate the map references of the n instructions insns to fds
+ * (fds[slot], layout.h) and load them as a socket filter.  verbose: print
+ * the verifier's log on stderr.  Returns the program fd, or -1 with err
+ * holding the reason and the log's tail.
  */
-int load_program(const struct emit *e, const int *fds, int verbose,
+int load_program(const struct bpf_insn *insns, int n, const int *fds, int verbose,
 		 char *err, size_t errlen);
 
+/* What the verifier lets this process's socket filters read, load_reads(): */
+#define LOAD_READS_STACK	1	/* the stack at an offset held in a register */
+#define LOAD_READS_PACKET	2	/* packet data, directly (kernel-patches/) */
+
 /*
- * How this process's programs may read the frame: FRAME_WINDOW when the
- * verifier will allow variable-offset stack reads (CAP_PERFMON or
- * CAP_SYS_ADMIN in the effective set), else FRAME_LD_ABS; probe: then,
+ * LOAD_READS_STACK when the verifier will allow variable-offset stack
+ * reads (CAP_PERFMON or CAP_SYS_ADMIN in the effective set); probe: then,
  * if the JIT is on, ask the kernel, by loading a small program once,
- * whether it lets socket filters read packet data directly
- * (kernel-patches/), and if it does, FRAME_DIRECT.
+ * whether it lets socket filters read packet data directly, and if it
+ * does, LOAD_READS_PACKET too.
  */
-enum frame_mode load_frame_mode(int probe);
+int load_reads(int probe);
 
 /*
  * The kernel's statistics of program prog_fd: its runs and the time spent
@@ -34,7 +36,7 @@ enum frame_mode load_frame_mode(int probe);
  */
 int load_prog_stats(int prog_fd, unsigned long long *runs, unsigned long long *ns);
 
-struct vm_skb;
+struct packet;
 
 /*
  * Run program prog_fd once on skb with BPF_PROG_TEST_RUN, so that it sees
@@ -46,6 +48,6 @@ struct vm_skb;
  * takes is cut, and the rest counted in cb[0] (frame.h).  Returns 0, or
  * -errno with err filled.
  */
-int load_test_run(int prog_fd, const struct vm_skb *skb, char *err, size_t errlen);
+int load_test_run(int prog_fd, const struct packet *skb, char *err, size_t errlen);
 
 #endif

@@ -409,6 +409,7 @@ static enum frame_mode frame_mode(const struct options *o)
 	};
 	const char *env = getenv("EBPFCOUNT_FRAME");
 	size_t i;
+	int reads;
 
 	if (env && *env) {
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -418,7 +419,9 @@ static enum frame_mode frame_mode(const struct options *o)
 	}
 	if (o->file && !o->kernel_engine)
 		return FRAME_WINDOW;
-	return load_frame_mode(o->kernel_engine || o->ifname);
+	reads = load_reads(o->kernel_engine || o->ifname);
+	return reads & LOAD_READS_PACKET ? FRAME_DIRECT :
+	       reads & LOAD_READS_STACK ? FRAME_WINDOW : FRAME_LD_ABS;
 }
 
 /* Build the program for the packets of src, as the kernel would load it. */
@@ -816,13 +819,13 @@ static void engine_kernel(struct engine *en, const struct program *p, int verbos
 	char err[1024];
 
 	tables_create(&en->t, p, maps_kernel(), fds);
-	en->prog = load_program(&p->e, fds, verbose, err, sizeof(err));
+	en->prog = load_program(p->e.insns, p->e.len, fds, verbose, err, sizeof(err));
 	if (en->prog < 0)
 		die("%s", err);
 }
 
 /* Run the program on a record: 0, or -1 with why filled. */
-static int engine_run(struct engine *en, const struct vm_skb *skb, unsigned long record,
+static int engine_run(struct engine *en, const struct packet *skb, unsigned long record,
 		      char *why, size_t size)
 {
 	char err[512];
@@ -901,7 +904,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 {
 	long long step = llround(o->interval * 1e9), start = 0, ts, end;
 	struct engine en = { .prog = -1 };
-	struct vm_skb skb;
+	struct packet skb;
 	char err[512] = "", why[640] = "";
 	unsigned long since = 0, every, taken = 0;
 	unsigned long long due, last, empty;
@@ -1054,7 +1057,7 @@ int main(int argc, char **argv)
 	if (o.dump)
 		return dump(&o, &p);
 	tables_create(&t, &p, maps_kernel(), fds);
-	prog = load_program(&p.e, fds, o.verbose, err, sizeof(err));
+	prog = load_program(p.e.insns, p.e.len, fds, o.verbose, err, sizeof(err));
 	if (prog < 0)
 		die("%s", err);
 	sock = attach_socket(o.ifname, prog, o.promisc, err, sizeof(err));

@@ -102,27 +102,10 @@ void metrics_free(struct metrics *m)
 	free(m);
 }
 
-/*
- * A metric family's HELP and TYPE.  Its samples' names end in _total for
- * a counter, _info for an info; so do the family's in the text format,
- * which knows no info (a gauge there).
- */
-static void family(FILE *f, int om, const char *name, const char *type, const char *help)
-{
-	const char *suffix = "";
-
-	if (!om && !strcmp(type, "counter"))
-		suffix = "_total";
-	if (!om && !strcmp(type, "info"))
-		suffix = "_info", type = "gauge";
-	fprintf(f, "# HELP ebpfcount_%s%s %s\n", name, suffix, help);
-	fprintf(f, "# TYPE ebpfcount_%s%s %s\n", name, suffix, type);
-}
-
 static void if_counter(FILE *f, int om, const struct health *h, const char *name,
 		       const char *help, unsigned long long v)
 {
-	family(f, om, name, "counter", help);
+	output_family(f, om, name, "counter", help);
 	fprintf(f, "ebpfcount_%s_total{interface=", name);
 	output_label_value(f, h->ifname);
 	fprintf(f, "} %llu\n", v);
@@ -133,7 +116,7 @@ static void health(FILE *f, int om, const struct output *o, const struct interva
 {
 	int i;
 
-	family(f, om, "build", "info", "The expressions counted, and ebpfcount's version.");
+	output_family(f, om, "build", "info", "The expressions counted, and ebpfcount's version.");
 	for (i = 0; i < o->nx; i++) {
 		fprintf(f, "ebpfcount_build_info{version=");
 		output_label_value(f, h->version);
@@ -141,7 +124,7 @@ static void health(FILE *f, int om, const struct output *o, const struct interva
 		output_label_value(f, o->x[i].text);
 		fprintf(f, "} 1\n");
 	}
-	family(f, om, "keys", "gauge", "Keys that counted since start, in ebpfcount's table.");
+	output_family(f, om, "keys", "gauge", "Keys that counted since start, in ebpfcount's table.");
 	for (i = 0; i < o->nx; i++) {
 		fprintf(f, "ebpfcount_keys");
 		if (o->nx > 1) {
@@ -151,13 +134,13 @@ static void health(FILE *f, int om, const struct output *o, const struct interva
 		}
 		fprintf(f, " %zu\n", tot[i].nrows);
 	}
-	family(f, om, "readout_seconds", "gauge", "Time the last readout of the counters took.");
+	output_family(f, om, "readout_seconds", "gauge", "Time the last readout of the counters took.");
 	fprintf(f, "ebpfcount_readout_seconds %.6f\n", h->readout_secs);
 	if (h->prog_stats) {
-		family(f, om, "program_runs", "counter",
+		output_family(f, om, "program_runs", "counter",
 		       "Runs of the counting program, while kernel.bpf_stats_enabled=1.");
 		fprintf(f, "ebpfcount_program_runs_total %llu\n", h->runs);
-		family(f, om, "program_run_seconds", "counter",
+		output_family(f, om, "program_run_seconds", "counter",
 		       "Time in the counting program, while kernel.bpf_stats_enabled=1.");
 		fprintf(f, "ebpfcount_program_run_seconds_total %.9f\n", h->run_ns / 1e9);
 	}

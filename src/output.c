@@ -542,16 +542,26 @@ static void expo_labels(struct output *o, const unsigned char *key)
 		fputc('}', o->f);
 }
 
+void output_family(FILE *f, int om, const char *name, const char *type, const char *help)
+{
+	const char *suffix = "";
+
+	if (!om && !strcmp(type, "counter"))
+		suffix = "_total";
+	if (!om && !strcmp(type, "info"))
+		suffix = "_info", type = "gauge";
+	fprintf(f, "# HELP ebpfcount_%s%s %s\n", name, suffix, help);
+	fprintf(f, "# TYPE ebpfcount_%s%s %s\n", name, suffix, type);
+}
+
 static void expo_family(struct output *o, const struct interval *iv, const char *name,
 			const char *help, int bytes)
 {
-	const char *suffix = o->p->exposition == 2 ? "" : "_total";
 	const struct counter *c;
 	size_t i;
 	int x;
 
-	fprintf(o->f, "# HELP ebpfcount_%s%s %s\n", name, suffix, help);
-	fprintf(o->f, "# TYPE ebpfcount_%s%s counter\n", name, suffix);
+	output_family(o->f, o->p->exposition == 2, name, "counter", help);
 	for (x = 0; x < o->nx; x++) {
 		output_select(o, x);
 		for (i = 0; i < iv[x].nrows; i++) {

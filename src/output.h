@@ -73,5 +73,12 @@ int output_human(const char *s, int pos, char *buf, size_t size);
 void output_json_string(FILE *f, const char *s);
 /* Write s as a Prometheus label value, quoted. */
 void output_label_value(FILE *f, const char *s);
+/*
+ * A metric family's HELP and TYPE lines (ebpfcount_NAME), in OpenMetrics
+ * if om, else in the text format.  Its samples' names end in _total for
+ * a counter, _info for an info; so do the family's in the text format,
+ * which knows no info (a gauge there).
+ */
+void output_family(FILE *f, int om, const char *name, const char *type, const char *help);
 
 #endif

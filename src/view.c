@@ -19,12 +19,12 @@
 
 /* A key the view follows: its counts in the last H intervals. */
 struct line {
-	const unsigned char *key;	/* in its frame's keys */
+	const unsigned char *key;	/* in its picture's keys */
 	struct counter hist[H];		/* oldest first; hist[H - 1]: the last interval */
 };
 
 /* What the view knows after an interval: what it shows, or showed when paused. */
-struct frame {
+struct picture {
 	double time, secs;		/* the interval's end and length; secs 0: none yet */
 	struct counter total;		/* in the interval */
 	struct counter since;		/* since start, */
@@ -40,12 +40,12 @@ struct frame {
 	unsigned char *keys;		/* the lines' keys, row_size bytes each */
 };
 
-/* An expression's tab: its frames, and how they are shown. */
+/* An expression's tab: its pictures, and how they are shown. */
 struct tab {
 	const char *text;		/* the expression */
 	size_t row_size;		/* of its keys */
-	struct frame *cur;		/* the last interval's */
-	struct frame *shown;		/* cur, or the one paused on */
+	struct picture *cur;		/* the last interval's */
+	struct picture *shown;		/* cur, or the one paused on */
 	int by_bytes;			/* s: sort by bytes */
 	size_t first;			/* the item at the top of the list */
 };
@@ -57,7 +57,7 @@ struct view {
 	int loopback;			/* every packet is received and sent */
 	SCREEN *screen;
 	int utf8;			/* the locale's: UTF-8 sparklines */
-	int paused;			/* p: every tab stays on its frame */
+	int paused;			/* p: every tab stays on its picture */
 	struct tab tab[MAX_EXPRS];	/* one per expression, o->nx */
 	struct tab *t;			/* the one shown */
 	int have_c;			/* the interface's counters: */
@@ -66,7 +66,7 @@ struct view {
 
 static struct view *active;	/* for the exit handler */
 
-static void frame_free(struct frame *f)
+static void picture_free(struct picture *f)
 {
 	if (!f)
 		return;
@@ -99,7 +99,7 @@ static unsigned long long window(const struct counter *hist, int from, int bytes
 }
 
 struct order_ctx {
-	const struct frame *f;
+	const struct picture *f;
 	size_t row_size;
 	int bytes;
 };
@@ -124,7 +124,7 @@ static int cmp_shown(const void *a, const void *b, void *ctx)
 	return memcmp(x->key, y->key, oc->row_size);
 }
 
-static void sort_shown(const struct tab *t, struct frame *f)
+static void sort_shown(const struct tab *t, struct picture *f)
 {
 	struct order_ctx oc = { f, t->row_size, t->by_bytes };
 	size_t i;
@@ -133,13 +133,13 @@ static void sort_shown(const struct tab *t, struct frame *f)
 		return;
 	for (i = 0; i < f->n; i++)
 		f->order[i] = i;
-	if (f->n)	/* the first frame has no order array */
+	if (f->n)	/* the first picture has no order array */
 		qsort_r(f->order, f->n, sizeof(*f->order), cmp_shown, &oc);
 	f->sorted = t->by_bytes;
 }
 
 /* A line for key, its history that of from (shifted by an interval) then c. */
-static void add_line(struct frame *f, size_t row_size, const unsigned char *key,
+static void add_line(struct picture *f, size_t row_size, const unsigned char *key,
 		     const struct line *from, const struct counter *c)
 {
 	struct line *l = &f->lines[f->n];
@@ -162,17 +162,17 @@ static struct if_counters if_delta(const struct if_counters *a, const struct if_
 }
 
 /*
- * The frame after tab t's last with its interval iv: the busiest keys of
- * iv (as many as --top or VIEW_KEYS), and the last frame's keys that
+ * The picture after tab t's last with its interval iv: the busiest keys of
+ * iv (as many as --top or VIEW_KEYS), and the last picture's keys that
  * counted in the last H intervals, merged by key; no interface counters
  * yet (set_link()).  NULL out of memory.
  */
-static struct frame *fold(const struct view *v, const struct tab *t, const struct interval *iv)
+static struct picture *fold(const struct view *v, const struct tab *t, const struct interval *iv)
 {
-	const struct frame *old = t->cur;
+	const struct picture *old = t->cur;
 	size_t rs = t->row_size, cap = v->o->top ? v->o->top : VIEW_KEYS;
 	size_t nnew = iv->nrows < cap ? iv->nrows : cap, most = nnew + old->n, i = 0, j = 0;
-	struct frame *f = calloc(1, sizeof(*f));
+	struct picture *f = calloc(1, sizeof(*f));
 	struct row *rows = malloc((nnew ? nnew : 1) * sizeof(*rows));
 
 	if (f) {
@@ -182,7 +182,7 @@ static struct frame *fold(const struct view *v, const struct tab *t, const struc
 	}
 	if (!rows || !f || !f->lines || !f->order || !f->keys) {
 		free(rows);
-		frame_free(f);
+		picture_free(f);
 		return NULL;
 	}
 	if (nnew) {	/* (no rows: iv->rows may be NULL) */
@@ -221,9 +221,9 @@ static struct frame *fold(const struct view *v, const struct tab *t, const struc
 
 /*
  * The interface's counters c at the end of an interval (NULL: unknown,
- * and from then on) into the interval's frames f[0..n), one per tab.
+ * and from then on) into the interval's pictures f[0..n), one per tab.
  */
-static void set_link(struct view *v, struct frame *const *f, int n, const struct if_counters *c)
+static void set_link(struct view *v, struct picture *const *f, int n, const struct if_counters *c)
 {
 	int i;
 
@@ -262,7 +262,7 @@ static void link_line(const struct view *v, int y, const struct if_counters *d,
 	put(y, 0, buf);
 }
 
-static void header(const struct view *v, const struct frame *f)
+static void header(const struct view *v, const struct picture *f)
 {
 	char buf[256], text[200], pps[24], bps[24], when[16] = "";
 	time_t t = (time_t)floor(f->time);
@@ -330,13 +330,13 @@ static int columns(const struct view *v)
 }
 
 /* The overflow counted in the window. */
-static int overflowed(const struct frame *f)
+static int overflowed(const struct picture *f)
 {
 	return window(f->overflow, 0, 0) || window(f->overflow, 0, 1);
 }
 
 /* Items of the list: the lines as shown, "(N more keys)", the overflow. */
-static size_t items(const struct frame *f)
+static size_t items(const struct picture *f)
 {
 	return f->n + !!f->more + overflowed(f);
 }
@@ -354,7 +354,7 @@ static void key_cell(const struct view *v, const unsigned char *key, int i, char
 }
 
 /* The key columns' widths: their names' and their widest values'. */
-static void widths(const struct view *v, const struct frame *f, int *w)
+static void widths(const struct view *v, const struct picture *f, int *w)
 {
 	char buf[64];
 	size_t j;
@@ -372,7 +372,7 @@ static void widths(const struct view *v, const struct frame *f, int *w)
 }
 
 /* The line of key (NULL: the overflow) with history hist, at screen line y. */
-static void row(const struct view *v, const struct frame *f, int y, const int *w,
+static void row(const struct view *v, const struct picture *f, int y, const int *w,
 		const unsigned char *key, const struct counter *hist)
 {
 	const struct counter *c = &hist[H - 1];
@@ -401,7 +401,7 @@ static void bar(int y, const char *s)
 	attroff(A_REVERSE);
 }
 
-static void table(struct view *v, const struct frame *f, int page)
+static void table(struct view *v, const struct picture *f, int page)
 {
 	char buf[1024];
 	size_t k, all = items(f), *first = &v->t->first;
@@ -430,7 +430,7 @@ static void table(struct view *v, const struct frame *f, int page)
 	}
 }
 
-static void footer(const struct view *v, const struct frame *f, int page)
+static void footer(const struct view *v, const struct picture *f, int page)
 {
 	size_t first = v->t->first, all = items(f), last = first + page < all ? first + page : all;
 	char buf[256], tabs[32] = "", where[64] = "";
@@ -524,7 +524,7 @@ static void tab_bar(const struct view *v, int y)
 
 static void draw(struct view *v)
 {
-	struct frame *f = v->t->shown;
+	struct picture *f = v->t->shown;
 	int page = LINES - TOP - 1 > 0 ? LINES - TOP - 1 : 0;
 
 	sort_shown(v->t, f);
@@ -537,7 +537,7 @@ static void draw(struct view *v)
 	refresh();
 }
 
-/* p: every tab stays on its frame, or shows its last again. */
+/* p: every tab stays on its picture, or shows its last again. */
 static void toggle_pause(struct view *v)
 {
 	struct tab *t;
@@ -547,7 +547,7 @@ static void toggle_pause(struct view *v)
 		return;
 	for (t = v->tab; t < v->tab + v->o->nx; t++)
 		if (t->shown != t->cur) {
-			frame_free(t->shown);
+			picture_free(t->shown);
 			t->shown = t->cur;
 		}
 }
@@ -604,29 +604,29 @@ int view_keys(struct view *v)
 	return 0;
 }
 
-/* Make f tab t's last frame, and the one it shows unless paused. */
-static void push(const struct view *v, struct tab *t, struct frame *f)
+/* Make f tab t's last picture, and the one it shows unless paused. */
+static void push(const struct view *v, struct tab *t, struct picture *f)
 {
 	if (t->cur != t->shown)		/* paused on another one */
-		frame_free(t->cur);
+		picture_free(t->cur);
 	t->cur = f;
 	if (v->paused)
 		return;
-	frame_free(t->shown);
+	picture_free(t->shown);
 	t->shown = f;
 }
 
-/* Every tab's frame after intervals iv[0..nx), all or none; -1 out of memory. */
+/* Every tab's picture after intervals iv[0..nx), all or none; -1 out of memory. */
 static int fold_all(struct view *v, const struct interval *iv, const struct if_counters *c)
 {
-	struct frame *f[MAX_EXPRS];
+	struct picture *f[MAX_EXPRS];
 	int i;
 
 	for (i = 0; i < v->o->nx; i++) {
 		f[i] = fold(v, &v->tab[i], &iv[i]);
 		if (!f[i]) {
 			while (i--)
-				frame_free(f[i]);
+				picture_free(f[i]);
 			return -1;
 		}
 	}
@@ -664,12 +664,12 @@ static void tabs_free(struct view *v)
 
 	for (t = v->tab; t < v->tab + v->o->nx; t++) {
 		if (t->shown != t->cur)
-			frame_free(t->shown);
-		frame_free(t->cur);
+			picture_free(t->shown);
+		picture_free(t->cur);
 	}
 }
 
-/* A tab for each of v->o's expressions, without frames yet; the first shown.  -1 out of memory. */
+/* A tab for each of v->o's expressions, without pictures yet; the first shown.  -1 out of memory. */
 static int tabs_open(struct view *v)
 {
 	struct tab *t;

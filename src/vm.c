@@ -44,7 +44,7 @@ struct vm {
 	char msg[256];
 	__u64 seed;
 	/* one run */
-	const struct vm_skb *skb;
+	const struct packet *skb;
 	int pc;
 	bool fault;
 	__u64 r[11];
@@ -608,7 +608,7 @@ static bool known_ctx_field(size_t off, __u32 size)
 }
 
 /* The bytes a direct read may reach: [data, data_end). */
-static size_t linear_len(const struct vm_skb *skb)
+static size_t linear_len(const struct packet *skb)
 {
 	return skb->nonlinear < skb->len ? skb->len - skb->nonlinear : 0;
 }
@@ -996,7 +996,7 @@ static void print_insn(FILE *f, int pc, const struct bpf_insn *in)
 		in->dst_reg, in->src_reg, in->off, in->imm);
 }
 
-static void ctx_init(struct __sk_buff *ctx, const struct vm_skb *skb)
+static void ctx_init(struct __sk_buff *ctx, const struct packet *skb)
 {
 	ctx->len = skb->len;
 	ctx->pkt_type = skb->pkt_type;
@@ -1207,7 +1207,7 @@ static int run_fast(struct vm *vm, __u32 *ret)
 	}
 }
 
-int vm_run(struct vm *vm, const struct vm_skb *skb, __u32 *ret)
+int vm_run(struct vm *vm, const struct packet *skb, __u32 *ret)
 {
 	long steps;
 

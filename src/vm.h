@@ -9,7 +9,7 @@
  *	int fd = vm_map_create(vm, BPF_MAP_TYPE_PERCPU_HASH, 8, 16, 1024);
  *	(relocate the program's map loads to such handles: layout_relocate())
  *	vm_load(vm, insns, n, err, sizeof(err));
- *	struct vm_skb skb = { .data = frame, .len = len };
+ *	struct packet skb = { .data = frame, .len = len };
  *	if (vm_run(vm, &skb, &ret)) fprintf(stderr, "%s\n", vm_error(vm));
  *
  * What it runs: every opcode of the classes ALU, ALU64 (END too), JMP,
@@ -19,7 +19,7 @@
  * as in the kernel, and offsets from SKF_NET_OFF and SKF_LL_OFF read as
  * the kernel reads them on an Ethernet device); the helpers
  * map_lookup_elem, map_update_elem, skb_load_bytes, get_smp_processor_id
- * and get_prandom_u32; reads of the __sk_buff fields in struct vm_skb,
+ * and get_prandom_u32; reads of the __sk_buff fields in struct packet,
  * and of data and data_end (a 32-bit load of either gives the 64-bit
  * address, as the kernel converts it) with reads of the packet between
  * them.  Entry state as in the kernel: R1 = the context, R10 = the top of
@@ -47,6 +47,7 @@
 #include <linux/bpf.h>
 
 #include "layout.h"
+#include "packet.h"
 
 #define VM_STACK_SIZE	512
 /* each expression's: counts, overflow, and a hash's two tables; and the
@@ -56,26 +57,6 @@
 
 struct vm;
 
-/* A packet as the program's context shows it. */
-struct vm_skb {
-	const unsigned char *data;	/* the frame from L2, as AF_PACKET sees it */
-	unsigned int len;		/* bytes at data, also __sk_buff.len */
-	/* of those, the last ones outside the skb's linear part, which
-	 * __sk_buff.data_end leaves out (0: a linear skb) */
-	unsigned int nonlinear;
-	/* __sk_buff fields; protocol and vlan_proto in network byte order */
-	__u32 pkt_type;
-	__u32 protocol;
-	__u32 vlan_present;
-	__u32 vlan_tci;
-	__u32 vlan_proto;
-	__u32 mark;
-	__u32 ifindex;
-	__u32 queue_mapping;
-	__u32 hash;
-	__u32 gso_segs;
-	__u32 cb[5];
-};
 
 /* A new engine with no maps; strict: fault as the verifier would refuse. */
 struct vm *vm_new(int strict);
@@ -114,7 +95,7 @@ void *vm_map_value(struct vm *vm, int fd, const void *key);
 /* Take n instructions as the program to run; -1 with err filled if bad. */
 int vm_load(struct vm *vm, const struct bpf_insn *insns, int n, char *err, size_t errlen);
 /* Run the program on skb: 0 with *ret as the kernel returns it, or -1. */
-int vm_run(struct vm *vm, const struct vm_skb *skb, __u32 *ret);
+int vm_run(struct vm *vm, const struct packet *skb, __u32 *ret);
 /* Why the last vm_load() or vm_run() failed: "insn N: ...". */
 const char *vm_error(const struct vm *vm);
 /* Print every instruction as it runs (on f, NULL: off). */

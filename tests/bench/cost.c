@@ -49,13 +49,13 @@
 #define MAX_PACKETS 32
 #define MAX_ENGINE_ENTRIES 4096	/* a repeat key needs one */
 
-struct packet {
+struct sample {
 	const char *name;
 	unsigned char data[2048];
-	struct vm_skb skb;
+	struct packet skb;
 };
 
-static struct packet packets[MAX_PACKETS];
+static struct sample packets[MAX_PACKETS];
 static int npackets;
 
 static _Noreturn void die(const char *fmt, ...)
@@ -74,7 +74,7 @@ static _Noreturn void die(const char *fmt, ...)
 static void add_packet(char *arg)
 {
 	char *eq = strchr(arg, '='), *opt, err[512];
-	struct packet *p = &packets[npackets];
+	struct sample *p = &packets[npackets];
 	unsigned int linear = 0;
 	struct capture *c;
 	long long ts;
@@ -160,7 +160,7 @@ struct loaded {
 };
 
 /* Run lp on packet p twice, the second time counted. */
-static void measure(struct loaded *lp, const struct packet *p, const char *what,
+static void measure(struct loaded *lp, const struct sample *p, const char *what,
 		    struct vm_cost *c, __u32 *ret)
 {
 	memset(c, 0, sizeof(*c));
@@ -349,7 +349,7 @@ static void print_json_string(const char *s)
 	putchar('"');
 }
 
-static void line_start(const char *program, const char *mode, const struct packet *p)
+static void line_start(const char *program, const char *mode, const struct sample *p)
 {
 	printf("{\"program\": ");
 	print_json_string(program);

@@ -58,7 +58,7 @@ static void run(struct capture *c, const struct program *p)
 	struct bpf_insn *insns = malloc(p->e.len * sizeof(*insns));
 	struct vm *vm = vm_new(0);
 	struct counter overflow;
-	struct vm_skb skb;
+	struct packet skb;
 	__u64 counted = 0;
 	char err[512] = "";
 	struct maps m;

@@ -229,7 +229,7 @@ static void check(const char *s, const struct sock_filter *f, unsigned int n,
 	if (vm_load(vm, e.insns, e.len, err, sizeof(err)))
 		fuzz_fail("'%s': the engine refused the translation: %s", s, err);
 	for (i = 0; i < nf; i++) {
-		struct vm_skb skb = { .data = fr[i].data, .len = fr[i].len, .cb[0] = unseen,
+		struct packet skb = { .data = fr[i].data, .len = fr[i].len, .cb[0] = unseen,
 				      .nonlinear = fuzz_nonlinear(i, fr[i].len) };
 		unsigned int want;
 		__u32 got;

@@ -113,7 +113,7 @@ static void check(const struct sock_filter *f, unsigned int n, int valid,
 	if (vm_load(vm, e.insns, e.len, err, sizeof(err)))
 		fuzz_fail("the engine refused the translation: %s", err);
 	for (i = 0; i < nf; i++) {
-		struct vm_skb skb = {
+		struct packet skb = {
 			.data = fr[i].data, .len = fr[i].len, .cb[0] = unseen,
 			.nonlinear = fuzz_nonlinear(i, fr[i].len),
 			.protocol = htons(ETH_P_IP), .pkt_type = 4, .ifindex = 2,

@@ -75,12 +75,12 @@ static void check_error(const char *expr, const struct build_error *err)
 
 /* Run the program on every frame: it must return 0, never fail. */
 static void run(const char *expr, struct vm *vm, const struct frame *f, int nf,
-		const struct vm_skb *meta)
+		const struct packet *meta)
 {
 	int i;
 
 	for (i = 0; i < nf; i++) {
-		struct vm_skb skb = *meta;
+		struct packet skb = *meta;
 		__u32 ret;
 
 		skb.data = f[i].data;
@@ -101,7 +101,7 @@ static void run(const char *expr, struct vm *vm, const struct frame *f, int nf,
  * (fuzz.h).
  */
 static int accepted(const struct expr *x, const struct frame *f, int nf,
-		    const struct vm_skb *meta, struct sum *want)
+		    const struct packet *meta, struct sum *want)
 {
 	struct bpf_program ref = { 0 };
 	char err[PCAP_ERRBUF_SIZE];
@@ -132,7 +132,7 @@ static int accepted(const struct expr *x, const struct frame *f, int nf,
  * expression's rows' digest into *rows.
  */
 static void check_program(const char *expr, const struct program *p, const struct frame *f,
-			  int nf, const struct vm_skb *meta, __u64 *rows)
+			  int nf, const struct packet *meta, __u64 *rows)
 {
 	int fds[MAP_SLOT(MAX_EXPRS, 0)], i, k;
 	struct layout lay[MAX_EXPRS];
@@ -222,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static const unsigned int gso[] = { 0, 1, 2, 65535 };
 		struct frame f[NFRAMES + MAX_INPUT_FRAMES];
 		unsigned int extra = in_u8(&in);
-		struct vm_skb meta = { .gso_segs = gso[extra & 3], .cb[0] = (extra >> 2) * 997 };
+		struct packet meta = { .gso_segs = gso[extra & 3], .cb[0] = (extra >> 2) * 997 };
 		__u64 rows, slow_rows;
 		int nf;
 

@@ -118,7 +118,7 @@ static void load_ebpfcount(struct bcase *c)
 		for (k = 0; k < NR_MAPS; k++)
 			fds[MAP_SLOT(i, k)] = c->m[i].fd[k];
 	}
-	c->fd = load_program(&c->p.e, fds, 0, err, sizeof(err));
+	c->fd = load_program(c->p.e.insns, c->p.e.len, fds, 0, err, sizeof(err));
 	if (c->fd < 0)
 		die("%s: %s", c->expr, err);
 	c->insns = c->p.e.len;

@@ -91,7 +91,7 @@ void vm_reset(void)
 	memset(test_fd, 0, sizeof(test_fd));
 }
 
-long vm_exec(const struct bpf_insn *insns, int n, const struct vm_skb *skb)
+long vm_exec(const struct bpf_insn *insns, int n, const struct packet *skb)
 {
 	struct bpf_insn *p = malloc((n ? n : 1) * sizeof(*p));
 	struct vm *vm = the_vm();

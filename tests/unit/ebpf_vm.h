@@ -5,7 +5,7 @@
  *
  * Use: #include "ebpf_vm.c" in the test.
  *
- *	struct vm_skb skb = { .data = frame, .len = sizeof(frame),
+ *	struct packet skb = { .data = frame, .len = sizeof(frame),
  *			      .protocol = htons(ETH_P_IP) };
  *	vm_map_add(3, BPF_MAP_TYPE_HASH, 4, 8, 16);   // fd 3 in BPF_LD_MAP_FD
  *	long r = vm_exec(insns, n, &skb);              // R0, or VM_TRAP
@@ -42,7 +42,7 @@ void vm_reset(void);
 /* From the next vm_reset() on: a strict engine (the default) or not. */
 void vm_set_strict(int strict);
 /* Run n instructions on skb: R0 as the kernel returns it (u32), or VM_TRAP. */
-long vm_exec(const struct bpf_insn *insns, int n, const struct vm_skb *skb);
+long vm_exec(const struct bpf_insn *insns, int n, const struct packet *skb);
 /* Why the last vm_exec() trapped. */
 const char *vm_why(void);
 /* Print insns, one per line, each prefixed by prefix (e.g. "# "). */

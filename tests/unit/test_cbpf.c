@@ -131,7 +131,7 @@ struct pkt {
 	unsigned char frame[FRAME_MAX];	/* as on the wire, tags inline */
 	unsigned int len;
 	unsigned char live[FRAME_MAX];	/* as a Linux packet socket sees it */
-	struct vm_skb file_skb, live_skb;
+	struct packet file_skb, live_skb;
 };
 
 static struct pkt pkts[NPKTS];
@@ -274,7 +274,7 @@ static unsigned int be16(const unsigned char *p)
 /* The frame after the kernel moved an outer 802.1Q/802.1ad tag out of it. */
 static void make_live(struct pkt *p)
 {
-	struct vm_skb *skb = &p->live_skb;
+	struct packet *skb = &p->live_skb;
 	unsigned int tpid = p->len >= 18 ? be16(p->frame + 12) : 0, type;
 
 	memcpy(p->live, p->frame, p->len);
@@ -293,7 +293,7 @@ static void make_live(struct pkt *p)
 
 static void build(const struct spec *s, struct pkt *p, int i)
 {
-	struct vm_skb meta = {
+	struct packet meta = {
 		.pkt_type = i % 5, .ifindex = 1 + i % 3, .mark = i,
 		.hash = i * 2654435761u, .gso_segs = 1,
 	};
@@ -330,20 +330,20 @@ struct row {
 	const char *expr;
 	const struct sock_filter *live;	/* compiled on a live handle */
 	unsigned int nlive;
-	int (*oracle)(const struct vm_skb *skb);	/* if libpcap can't tell */
+	int (*oracle)(const struct packet *skb);	/* if libpcap can't tell */
 };
 
-static int inbound(const struct vm_skb *skb)
+static int inbound(const struct packet *skb)
 {
 	return skb->pkt_type != PACKET_OUTGOING;
 }
 
-static int outbound(const struct vm_skb *skb)
+static int outbound(const struct packet *skb)
 {
 	return skb->pkt_type == PACKET_OUTGOING;
 }
 
-static int ifindex2(const struct vm_skb *skb)
+static int ifindex2(const struct packet *skb)
 {
 	return skb->ifindex == 2;
 }
@@ -458,7 +458,7 @@ static int run_row(const struct row *r, struct bpf_program *ref,
 
 	for (i = 0; i < NPKTS; i++) {
 		const struct pkt *p = &pkts[i];
-		struct vm_skb skb = r->live ? p->live_skb : p->file_skb;
+		struct packet skb = r->live ? p->live_skb : p->file_skb;
 		long got;
 
 		skb.nonlinear = split == 0 ? 0 : split == 1 ? skb.len - skb.len / 2 : skb.len;
@@ -618,7 +618,7 @@ static const struct hand hands[] = {
 
 static void test_hand(const struct hand *h, const struct pkt *p)
 {
-	struct vm_skb skb = {
+	struct packet skb = {
 		.data = p->frame, .len = p->len, .mark = 0x1234, .queue_mapping = 3,
 		.hash = 0xdeadbeef, .protocol = htons(ETH_P_IP),
 		.vlan_present = 1, .vlan_tci = 0x2abc, .vlan_proto = htons(ETH_P_8021AD),

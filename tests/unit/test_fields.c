@@ -137,7 +137,7 @@ static int make_maps(const struct layout *lay)
  * skb, the frame 4 bytes shorter.  buf holds the frame when it changes.
  */
 static void to_skb(const unsigned char *frame, unsigned int len, unsigned char *buf,
-		   struct vm_skb *skb)
+		   struct packet *skb)
 {
 	unsigned int type = len >= 14 ? frame[12] << 8 | frame[13] : 0;
 
@@ -157,7 +157,7 @@ static void to_skb(const unsigned char *frame, unsigned int len, unsigned char *
 		skb->protocol = htons(skb->data[12] << 8 | skb->data[13]);
 }
 
-static void run(const struct prog *p, const struct vm_skb *skb, struct counts *c)
+static void run(const struct prog *p, const struct packet *skb, struct counts *c)
 {
 	long r = vm_exec(p->e.insns, p->e.len, skb);
 
@@ -251,7 +251,7 @@ static int helper(const char *file, const char *expr, unsigned int max_keys)
 	char err[PCAP_ERRBUF_SIZE + 256], *text;
 	const unsigned char *frame;
 	struct pcap_pkthdr *h;
-	struct vm_skb skb;
+	struct packet skb;
 	struct prog p;
 	pcap_t *pc;
 	int ret;
@@ -416,7 +416,7 @@ static void check_case(const struct tcase *t)
 {
 	static struct counts c;
 	unsigned char frame[128];
-	struct vm_skb skb;
+	struct packet skb;
 	struct prog p;
 	char err[256], name[160], *text;
 	int i;
@@ -472,7 +472,7 @@ static void check_every_length(const char *expr, unsigned int max_keys)
 	};
 	static struct counts c;
 	unsigned char frame[128];
-	struct vm_skb skb;
+	struct packet skb;
 	struct prog p;
 	char err[256], name[160];
 	unsigned int k, len, cut, runs = 0;
@@ -548,7 +548,7 @@ static void check_fast_slow(const char *expr, unsigned int seed)
 	char err[256], name[200], *text[2];
 	unsigned char frame[128];
 	unsigned int r = seed, i, k;
-	struct vm_skb skb;
+	struct packet skb;
 	struct prog p[2];
 
 	memset(c, 0, sizeof(c));

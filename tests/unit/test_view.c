@@ -2,7 +2,7 @@
 /*
  * view.c: its model without a terminal, then its drawing on a
  * pseudo-terminal.  The test compiles view.c itself (its public functions
- * renamed, build/obj/view.o is linked in too) to reach the frames.
+ * renamed, build/obj/view.o is linked in too) to reach the pictures.
  *
  * Checked: an interval's keys become lines with the interval's counts
  * last in their history; a key that stops counting stays, shifted, until
@@ -104,7 +104,7 @@ static int model_open(struct view *v, const struct output *o)
 }
 
 /* The lines shown, "port:last,previous ..." (the last two intervals' packets). */
-static void shown_text(const struct tab *t, struct frame *f, char *buf, size_t size)
+static void shown_text(const struct tab *t, struct picture *f, char *buf, size_t size)
 {
 	size_t i, len = 0;
 
@@ -122,12 +122,12 @@ static void shown_text(const struct tab *t, struct frame *f, char *buf, size_t s
 			 f->overflow[H - 1].packets, f->overflow[H - 2].packets, f->since.packets);
 }
 
-/* Fold the interval of spec into v's frame and compare what it shows (no name: no test). */
+/* Fold the interval of spec into v's picture and compare what it shows (no name: no test). */
 static void step(struct view *v, const char *spec, unsigned long long overflow,
 		 const char *want, const char *name)
 {
 	struct interval iv = make(spec, overflow);
-	struct frame *f = fold(v, v->t, &iv);
+	struct picture *f = fold(v, v->t, &iv);
 	char buf[1024];
 
 	if (!f) {
@@ -177,7 +177,7 @@ static void check_link(void)
 	struct if_counters c2 = { 140, 14000, 1, 60, 6000 };
 	struct interval iv[2] = { make_in(rows, "53:35/3500", 0), make_in(rows + 100, "", 0) };
 	struct view v;
-	struct frame *f;
+	struct picture *f;
 
 	if (model_open(&v, &out2))
 		return;
@@ -214,7 +214,7 @@ static int fold2(struct view *v, const char *spec1, const char *spec2, unsigned 
 
 static void check_tabs(void)
 {
-	struct frame *f0, *f1;
+	struct picture *f0, *f1;
 	struct view v;
 	char buf[512];
 
@@ -246,7 +246,7 @@ static void check_tabs(void)
 		"p: every tab stays, the intervals still fold in");
 	toggle_pause(&v);
 	unit_streq(tab_text(&v, 1, buf, sizeof(buf)), "80:2,2 22:0,0 | more 0 ovf 0,0 since 22",
-		   "p again: every tab shows its last frame");
+		   "p again: every tab shows its last picture");
 	unit_ok(v.tab[0].shown == v.tab[0].cur, "p again: tab 1 too");
 	tabs_free(&v);
 }
@@ -317,7 +317,7 @@ static struct interval random_interval(unsigned int *seed)
 }
 
 /* The child's model checks: 0, or the number of the failed check. */
-static int invariants(const struct frame *f, const struct interval *iv, unsigned long long since)
+static int invariants(const struct picture *f, const struct interval *iv, unsigned long long since)
 {
 	unsigned long long followed = 0, rest = 0;
 	size_t i;

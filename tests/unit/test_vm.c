@@ -68,7 +68,7 @@ static const char *engine_tag = "";
 
 static void test_case(const struct vcase *c)
 {
-	struct vm_skb skb = { .data = frame, .len = sizeof(frame), .protocol = 8,
+	struct packet skb = { .data = frame, .len = sizeof(frame), .protocol = 8,
 			      .vlan_tci = 0x123 };
 	long got;
 
@@ -88,7 +88,7 @@ static void test_nonlinear(void)
 	const struct bpf_insn len[] = { DATA(R2), DATA_END(R0), BPF_ALU64_REG(BPF_SUB, R0, R2),
 					EXIT };
 	const struct bpf_insn past[] = { DATA(R2), BPF_LDX_MEM(BPF_B, R0, R2, 15), EXIT };
-	struct vm_skb skb = { .data = frame, .len = sizeof(frame), .nonlinear = 5 };
+	struct packet skb = { .data = frame, .len = sizeof(frame), .nonlinear = 5 };
 
 	maps();
 	unit_okf(vm_exec(len, 4, &skb) == 15, "%snonlinear: data_end - data", engine_tag);
@@ -103,7 +103,7 @@ static void test_nonlinear(void)
 static void test_map_api(void)
 {
 	const struct bpf_insn p[] = { UPDATE(3, 7, 70, BPF_ANY), RET(0) };
-	struct vm_skb skb = { .data = frame, .len = sizeof(frame) };
+	struct packet skb = { .data = frame, .len = sizeof(frame) };
 	__u32 k = 7;
 	const void *key;
 	void *value;
@@ -186,7 +186,7 @@ static void test_engine_faults(void)
 					BPF_LDX_MEM(BPF_DW, R0, R10, 8), EXIT };
 	const struct bpf_insn bad[] = { BPF_MOV64_IMM(R0, 0), INSN(0x8d, 0, 0, 0, 0), EXIT };
 	const struct bpf_insn loop[] = { BPF_MOV64_IMM(R0, 0), BPF_JMP_A(-1), EXIT };
-	struct vm_skb skb = { .data = frame, .len = sizeof(frame) };
+	struct packet skb = { .data = frame, .len = sizeof(frame) };
 	struct vm *vm = vm_new(0);
 	char err[256];
 	__u32 ret;
@@ -217,7 +217,7 @@ static void test_count(void)
 		LOOKUP(0, 0),			/* LD_IMM64 of the map, KEY: 5, the call */
 		RET(0),
 	};
-	struct vm_skb skb = { .data = frame, .len = sizeof(frame) };
+	struct packet skb = { .data = frame, .len = sizeof(frame) };
 	struct vm_cost c = { 0 };
 	struct vm *vm = vm_new(0);
 	struct bpf_insn q[sizeof(p) / sizeof(p[0])];
