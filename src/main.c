@@ -34,8 +34,8 @@
 #include "privs.h"
 #include "report.h"
 #include "serve.h"
+#include "session.h"
 #include "view.h"
-#include "vm.h"
 
 #ifndef EBPFCOUNT_VERSION
 #define EBPFCOUNT_VERSION "0.1"
@@ -78,10 +78,9 @@ static struct metrics *metrics;
 static struct serve *server;
 static struct health health = { .version = EBPFCOUNT_VERSION };
 
-/* The counting: each expression's maps and report. */
+/* The counting: the session (each expression's maps, the program) and the reports. */
 struct tables {
-	int n;
-	struct maps m[MAX_EXPRS];
+	struct session s;
 	struct report *r[MAX_EXPRS];
 };
 static int health_prog = -1;		/* the kernel's program, for its statistics */
@@ -494,7 +493,7 @@ static int totals(struct tables *t, struct interval *iv)
 {
 	int i;
 
-	for (i = 0; i < t->n; i++)
+	for (i = 0; i < t->s.n; i++)
 		if (report_final(t->r[i], &iv[i]))
 			return -ENOMEM;
 	return 0;
@@ -533,11 +532,11 @@ static int export_totals(struct tables *t, const struct interval *tot, char *why
 /* -v: how the last readout changed expression i's table size (maps.h). */
 static void say_growth(const struct tables *t, int i)
 {
-	const struct maps *m = &t->m[i];
+	const struct maps *m = &t->s.m[i];
 	char expr[32] = "";
 	char err[256];
 
-	if (t->n > 1)
+	if (t->s.n > 1)
 		snprintf(expr, sizeof(expr), "expression %d: ", i + 1);
 	if (m->grew_to)
 		fprintf(stderr, "ebpfcount: %skey table grown from %u to %u keys\n", expr,
@@ -565,8 +564,8 @@ static int interval(const struct options *o, struct tables *t, long n, double at
 	size_t rows = 0;
 	int i, err = 0;
 
-	for (i = 0; !err && i < t->n; i++) {
-		err = report_collect(t->r[i], &t->m[i], &iv[i]);
+	for (i = 0; !err && i < t->s.n; i++) {
+		err = report_collect(t->r[i], &t->s.m[i], &iv[i]);
 		iv[i].time = at;
 		iv[i].secs = secs;
 		rows += iv[i].nrows;
@@ -588,7 +587,7 @@ static int interval(const struct options *o, struct tables *t, long n, double at
 		fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
 			n, rows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
 	if (o->verbose)
-		for (i = 0; i < t->n; i++)
+		for (i = 0; i < t->s.n; i++)
 			say_growth(t, i);
 	return export_totals(t, NULL, why, size);
 }
@@ -608,7 +607,7 @@ static void final(struct tables *t, double at, double secs, const char *why)
 	view = NULL;
 	if (totals(t, iv))
 		die("out of memory for the final totals");
-	for (i = 0; i < t->n; i++) {
+	for (i = 0; i < t->s.n; i++) {
 		iv[i].time = at;
 		iv[i].secs = secs;
 	}
@@ -616,7 +615,7 @@ static void final(struct tables *t, double at, double secs, const char *why)
 	flush_output();
 	if (export_totals(t, iv, err, sizeof(err)) && !why)
 		why = err;
-	for (i = 0; i < t->n; i++)
+	for (i = 0; i < t->s.n; i++)
 		report_free(t->r[i]);
 	serve_stop(server);
 	metrics_free(metrics);
@@ -638,41 +637,24 @@ static void drop_privileges(const struct options *o, struct tables *t, int kerne
 	char err[512];
 	int i, kept;
 
-	for (i = 0; kernel && i < t->n; i++)
-		if (t->m[i].grows && maps_helper(o->pw, err, sizeof(err)))
+	for (i = 0; kernel && i < t->s.n; i++)
+		if (t->s.m[i].grows && maps_helper(o->pw, err, sizeof(err)))
 			die("%s", err);
-	if (privs_drop(o->pw, maps_reads, &t->m[0], &kept, err, sizeof(err)))
+	if (privs_drop(o->pw, maps_reads, &t->s.m[0], &kept, err, sizeof(err)))
 		die("%s", err);
 	if (kept && o->verbose)
 		fprintf(stderr, "ebpfcount: keeping CAP_BPF and CAP_SYS_ADMIN: this kernel wants "
 			"one to read the maps (kernel.unprivileged_bpf_disabled)\n");
 }
 
-/*
- * The maps of p's expressions in b, and in fds their descriptors by map
- * slot, as layout_relocate() wants them.
- */
-static void tables_create(struct tables *t, const struct program *p, struct map_backend b,
-			  int *fds)
+/* p's tables and program, in the kernel or the user engine (session.h). */
+static void tables_open(struct tables *t, const struct program *p, int kernel, int verbose)
 {
 	char err[1024];
-	int i, k;
 
-	t->n = p->nx;
-	for (i = 0; i < p->nx; i++) {
-		if (maps_create(&t->m[i], &p->x[i].lay, b, err, sizeof(err)))
-			die("%s", err);
-		for (k = 0; k < NR_MAPS; k++)
-			fds[MAP_SLOT(i, k)] = t->m[i].fd[k];
-	}
-}
-
-static void tables_close(struct tables *t)
-{
-	int i;
-
-	for (i = 0; i < t->n; i++)
-		maps_close(&t->m[i]);
+	if (session_open(&t->s, p, &(struct session_opts){ .kernel = kernel, .verbose = verbose },
+			 err, sizeof(err)))
+		die("%s", err);
 }
 
 /* The reports; the header, and nothing counted yet for the monitoring. */
@@ -681,7 +663,7 @@ static void report_begin(struct tables *t)
 	char why[640];
 	int i;
 
-	for (i = 0; i < t->n; i++)
+	for (i = 0; i < t->s.n; i++)
 		if (!(t->r[i] = report_new(&out.x[i].lay)))
 			die("out of memory");
 	output_begin(&out);
@@ -699,8 +681,8 @@ static int fold(const struct options *o, struct tables *t, int drain, char *why,
 {
 	int i, err = 0;
 
-	for (i = 0; !err && i < t->n; i++) {
-		err = (drain ? report_drain : report_fold)(t->r[i], &t->m[i]);
+	for (i = 0; !err && i < t->s.n; i++) {
+		err = (drain ? report_drain : report_fold)(t->r[i], &t->s.m[i]);
 		if (err > 0 && o->verbose)
 			say_growth(t, i);
 		err = err < 0 ? err : 0;
@@ -726,8 +708,8 @@ static unsigned long drain_every(const struct tables *t)
 	unsigned long every = 0, n;
 	int i;
 
-	for (i = 0; i < t->n; i++) {
-		const struct maps *m = &t->m[i];
+	for (i = 0; i < t->s.n; i++) {
+		const struct maps *m = &t->s.m[i];
 
 		if (!m->grows || m->table[0] < 0)
 			continue;
@@ -787,71 +769,6 @@ static void metrics_begin(const struct options *o, const struct program *p)
 		die("out of memory");
 }
 
-/* Who runs the program on a file's packets: the user engine or the kernel. */
-struct engine {
-	struct tables t;
-	struct vm *vm;		/* the user engine's, or NULL */
-	int prog;		/* the kernel's program */
-};
-
-/* The user engine: the program, its map loads pointing at the maps. */
-static void engine_user(struct engine *en, const struct program *p)
-{
-	struct bpf_insn *insns = malloc(p->e.len * sizeof(*insns));
-	int fds[MAP_SLOT(MAX_EXPRS, 0)];
-	char err[512];
-
-	en->vm = vm_new(0);
-	if (!insns || !en->vm)
-		die("out of memory");
-	tables_create(&en->t, p, maps_engine(en->vm), fds);
-	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
-	layout_relocate(insns, p->e.len, fds);
-	if (vm_load(en->vm, insns, p->e.len, err, sizeof(err)))
-		die("the engine refused the program: %s", err);
-	free(insns);
-}
-
-/* The kernel: the program through the verifier, run by BPF_PROG_TEST_RUN. */
-static void engine_kernel(struct engine *en, const struct program *p, int verbose)
-{
-	int fds[MAP_SLOT(MAX_EXPRS, 0)];
-	char err[1024];
-
-	tables_create(&en->t, p, maps_kernel(), fds);
-	en->prog = load_program(p->e.insns, p->e.len, fds, verbose, err, sizeof(err));
-	if (en->prog < 0)
-		die("%s", err);
-}
-
-/* Run the program on a record: 0, or -1 with why filled. */
-static int engine_run(struct engine *en, const struct packet *skb, unsigned long record,
-		      char *why, size_t size)
-{
-	char err[512];
-	__u32 verdict;
-
-	if (en->vm && vm_run(en->vm, skb, &verdict)) {
-		snprintf(why, size, "record %lu: the program failed in the engine: %s", record,
-			 vm_error(en->vm));
-		return -1;
-	}
-	if (!en->vm && load_test_run(en->prog, skb, err, sizeof(err))) {
-		snprintf(why, size, "record %lu: %s", record, err);
-		return -1;
-	}
-	return 0;
-}
-
-static void engine_close(struct engine *en)
-{
-	tables_close(&en->t);
-	if (en->vm)
-		vm_free(en->vm);
-	else
-		close(en->prog);
-}
-
 /*
  * A capture file's run of this many empty intervals or more (a time with
  * no record) is one line, read out and handed to the monitoring once: two
@@ -870,8 +787,8 @@ static int gap(const struct options *o, struct tables *t, long n, unsigned long 
 	int i, err = 0;
 
 	/* what the first of them would read, nothing new; the rest read nothing */
-	for (i = 0; !err && i < t->n; i++)
-		err = report_collect(t->r[i], &t->m[i], &iv);
+	for (i = 0; !err && i < t->s.n; i++)
+		err = report_collect(t->r[i], &t->s.m[i], &iv);
 	if (err) {
 		readout_error(err, why, size);
 		return -1;
@@ -903,7 +820,7 @@ static double file_time(long long start, long long step, long n)
 static void run_file(const struct options *o, struct capture *cap, const struct program *p)
 {
 	long long step = llround(o->interval * 1e9), start = 0, ts, end;
-	struct engine en = { .prog = -1 };
+	struct tables t;
 	struct packet skb;
 	char err[512] = "", why[640] = "";
 	unsigned long since = 0, every, taken = 0;
@@ -912,14 +829,11 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	int ret = 0, rerr = 0, failed = 0;
 
 	counting = 1;
-	if (o->kernel_engine)
-		engine_kernel(&en, p, o->verbose);
-	else
-		engine_user(&en, p);
-	health_prog = en.prog;
-	drop_privileges(o, &en.t, !en.vm);
-	report_begin(&en.t);
-	every = drain_every(&en.t);
+	tables_open(&t, p, o->kernel_engine, o->verbose);
+	health_prog = t.s.prog;
+	drop_privileges(o, &t, o->kernel_engine);
+	report_begin(&t);
+	every = drain_every(&t);
 	while (!stop && !rerr && !failed &&
 	       (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
 		if (capture_records(cap) == 1)
@@ -938,27 +852,29 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		while (!stop && !rerr && (unsigned long long)n < last) {
 			n++;
 			since = 0;	/* the readout drained the tables */
-			rerr = interval(o, &en.t, n, file_time(start, step, n), o->interval,
+			rerr = interval(o, &t, n, file_time(start, step, n), o->interval,
 					why, sizeof(why));
 			empty = last - n;
 			if (!rerr && empty >= FILE_GAP) {
-				rerr = gap(o, &en.t, n, empty, file_time(start, step, n),
+				rerr = gap(o, &t, n, empty, file_time(start, step, n),
 					   file_time(start, step, last), why, sizeof(why));
 				n = last;
 			}
-			every = drain_every(&en.t);
+			every = drain_every(&t);
 		}
 		if (rerr || (o->count && n == o->count))
 			break;
-		failed = engine_run(&en, &skb, capture_records(cap), why, sizeof(why));
-		if (failed)
+		failed = session_run(&t.s, &skb, err, sizeof(err));
+		if (failed) {
+			snprintf(why, sizeof(why), "record %lu: %s", capture_records(cap), err);
 			break;
+		}
 		if (every && ++since >= every) {
 			since = 0;
-			rerr = fold(o, &en.t, 1, why, sizeof(why));
-			every = drain_every(&en.t);	/* the tables may have grown */
+			rerr = fold(o, &t, 1, why, sizeof(why));
+			every = drain_every(&t);	/* the tables may have grown */
 		} else if (!every && capture_records(cap) % FOLD_RECORDS == 0) {
-			rerr = fold(o, &en.t, 0, why, sizeof(why));
+			rerr = fold(o, &t, 0, why, sizeof(why));
 		}
 	}
 	if (stop)
@@ -967,7 +883,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		die("%s", err);		/* as tcpdump: nothing read, nothing printed */
 	if (!rerr && taken && (!o->count || n < o->count)) {
 		n++;
-		rerr = interval(o, &en.t, n, file_time(start, step, n), o->interval, why,
+		rerr = interval(o, &t, n, file_time(start, step, n), o->interval, why,
 				sizeof(why));
 	}
 	/* What was counted, then why the counting stopped. */
@@ -975,8 +891,8 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		fprintf(stderr, "ebpfcount: %s\n", err);
 	if (!rerr && !failed && ret < 0)
 		snprintf(why, sizeof(why), "%s", err);
-	final(&en.t, file_time(start, step, n), n * o->interval, why[0] ? why : NULL);
-	engine_close(&en);
+	final(&t, file_time(start, step, n), n * o->interval, why[0] ? why : NULL);
+	session_close(&t.s);
 }
 
 /* -d, -dd: the program, and no counting. */
@@ -1025,7 +941,7 @@ static int count_file(const struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = { .interval = 1, .format = "human", .promisc = 1 };
-	int fds[MAP_SLOT(MAX_EXPRS, 0)], prog, sock;
+	int sock;
 	char ifname[64], err[1024];
 	struct tables t;
 	struct program p;
@@ -1056,15 +972,12 @@ int main(int argc, char **argv)
 	out.ifnames = 1;
 	if (o.dump)
 		return dump(&o, &p);
-	tables_create(&t, &p, maps_kernel(), fds);
-	prog = load_program(p.e.insns, p.e.len, fds, o.verbose, err, sizeof(err));
-	if (prog < 0)
-		die("%s", err);
-	sock = attach_socket(o.ifname, prog, o.promisc, err, sizeof(err));
+	tables_open(&t, &p, 1, o.verbose);
+	sock = attach_socket(o.ifname, t.s.prog, o.promisc, err, sizeof(err));
 	if (sock < 0)
 		die("%s", err);
 	metrics_begin(&o, &p);
-	health_prog = prog;
+	health_prog = t.s.prog;
 	health_ifindex = attach_ifindex(sock);
 	health_ifname = o.ifname;
 	/* The port before the privileges go (one below 1024 wants one); the
@@ -1081,8 +994,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 	run(&o, &t, attach_ifindex(sock));
 	close(sock);
-	close(prog);
-	tables_close(&t);
+	session_close(&t.s);
 	program_free(&p);
 	return 0;
 }

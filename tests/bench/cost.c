@@ -44,6 +44,7 @@
 #include "capture.h"
 #include "compile.h"
 #include "maps.h"
+#include "session.h"
 #include "vm.h"
 
 #define MAX_PACKETS 32
@@ -151,11 +152,10 @@ static void print_cost(const struct vm_cost *c, __u32 ret)
 	printf(", \"stack\": %u", c->stack);
 }
 
-/* A program in an engine of its own. */
+/* A program in an engine of its own: ebpfcount's in a session, a twin's in vm. */
 struct loaded {
+	struct session s;
 	struct vm *vm;
-	struct maps m[MAX_EXPRS];
-	int nm;
 	const char *reads;	/* ebpfcount's: how it reads the frame (window, ld_abs, direct) */
 };
 
@@ -174,46 +174,28 @@ static void measure(struct loaded *lp, const struct sample *p, const char *what,
 
 static void unload(struct loaded *lp)
 {
-	int i;
-
-	for (i = 0; i < lp->nm; i++)
-		maps_close(&lp->m[i]);
-	vm_free(lp->vm);
+	if (lp->s.vm)
+		session_close(&lp->s);
+	else
+		vm_free(lp->vm);
 	memset(lp, 0, sizeof(*lp));
 }
 
 /* ebpfcount's program for expr, reading the frame in mode */
 static void load_expr(struct loaded *lp, const char *expr, enum frame_mode mode)
 {
+	struct session_opts so = { .engine_keys = MAX_ENGINE_ENTRIES };
 	struct build_opts bo = { .allowed = mode };
-	int fds[MAP_SLOT(MAX_EXPRS, 0)], i, k;
 	struct build_error berr;
 	struct program p;
-	struct bpf_insn *insns;
 	char err[512];
 
 	if (program_build(&p, &expr, 1, &bo, &berr))
 		die("%s: %s (column %d)", expr, berr.msg, berr.pos + 1);
 	lp->reads = p.mode == FRAME_DIRECT ? "direct" : p.mode == FRAME_WINDOW ? "window" : "ld_abs";
-	lp->vm = vm_new(0);
-	insns = malloc(p.e.len * sizeof(*insns));
-	if (!lp->vm || !insns)
-		die("out of memory");
-	for (i = 0; i < p.nx; i++, lp->nm++) {
-		struct layout lay = p.x[i].lay;
-
-		if (!lay.array && !lay.tables)
-			lay.max_entries = MAX_ENGINE_ENTRIES;
-		if (maps_create(&lp->m[i], &lay, maps_engine(lp->vm), err, sizeof(err)))
-			die("%s: %s", expr, err);
-		for (k = 0; k < NR_MAPS; k++)
-			fds[MAP_SLOT(i, k)] = lp->m[i].fd[k];
-	}
-	memcpy(insns, p.e.insns, p.e.len * sizeof(*insns));
-	layout_relocate(insns, p.e.len, fds);
-	if (vm_load(lp->vm, insns, p.e.len, err, sizeof(err)))
-		die("%s: the engine refused it: %s", expr, err);
-	free(insns);
+	if (session_open(&lp->s, &p, &so, err, sizeof(err)))
+		die("%s: %s", expr, err);
+	lp->vm = lp->s.vm;
 	program_free(&p);
 }
 

@@ -20,6 +20,7 @@
 #include "compile.h"
 #include "fuzz.h"
 #include "maps.h"
+#include "session.h"
 
 #define EXPR		"count by ip.src/24, tcp.dstport, frame.len"
 #define MAX_RECORDS	1000
@@ -55,44 +56,32 @@ static int add_entry(const unsigned char *key, const struct counter *c, void *ct
 /* Every record of c through p's program in a new engine. */
 static void run(struct capture *c, const struct program *p)
 {
-	struct bpf_insn *insns = malloc(p->e.len * sizeof(*insns));
-	struct vm *vm = vm_new(0);
 	struct counter overflow;
 	struct packet skb;
+	struct session s;
 	__u64 counted = 0;
 	char err[512] = "";
-	struct maps m;
 	long long ts, start = 0;
 	int ret = 0;
 
-	if (!vm || !insns)
-		fuzz_fail("out of memory");
-	if (maps_create(&m, &p->x[0].lay, maps_engine(vm), err, sizeof(err)))
-		fuzz_fail("maps_create: %s", err);
-	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
-	layout_relocate(insns, p->e.len, m.fd);
-	if (vm_load(vm, insns, p->e.len, err, sizeof(err)))
-		fuzz_fail("the engine refused the program: %s", err);
-	free(insns);
+	if (session_open(&s, p, &(struct session_opts){ 0 }, err, sizeof(err)))
+		fuzz_fail("session_open: %s", err);
 	while (capture_records(c) < MAX_RECORDS &&
 	       (ret = capture_next(c, &skb, &ts, err, sizeof(err))) == 1) {
-		__u32 verdict;
-
 		if (capture_records(c) == 1)
 			start = ts;
 		check_interval(start, ts);
-		if (vm_run(vm, &skb, &verdict))
-			fuzz_fail("record %lu: %s", capture_records(c), vm_error(vm));
+		if (session_run(&s, &skb, err, sizeof(err)))
+			fuzz_fail("record %lu: %s", capture_records(c), err);
 	}
 	if (ret < 0)
 		check_error("capture_next", err);
-	if (maps_read(&m, add_entry, &counted, &overflow))
+	if (maps_read(&s.m[0], add_entry, &counted, &overflow))
 		fuzz_fail("maps_read failed");
 	if (counted + overflow.packets != capture_records(c))
 		fuzz_fail("%lu records, %llu packets counted", capture_records(c),
 			  (unsigned long long)(counted + overflow.packets));
-	maps_close(&m);
-	vm_free(vm);
+	session_close(&s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -37,6 +37,7 @@
 #include "fuzz.h"
 #include "layout.h"
 #include "maps.h"
+#include "session.h"
 
 #define MAX_INPUT_FRAMES 8
 
@@ -134,42 +135,24 @@ static int accepted(const struct expr *x, const struct frame *f, int nf,
 static void check_program(const char *expr, const struct program *p, const struct frame *f,
 			  int nf, const struct packet *meta, __u64 *rows)
 {
-	int fds[MAP_SLOT(MAX_EXPRS, 0)], i, k;
-	struct layout lay[MAX_EXPRS];
-	struct maps m[MAX_EXPRS];
+	/*
+	 * An unbounded hash has 2^20 entries, whose creation takes 5 ms under
+	 * ASan: one of 64 holds the keys of 20 frames as well, never full.
+	 */
+	struct session_opts so = { .strict = 1, .engine_keys = 64 };
 	struct counter overflow;
-	struct bpf_insn *insns;
-	struct vm *vm = vm_new(1);
+	struct session s;
 	char err[512];
+	int i;
 
-	insns = malloc(p->e.len * sizeof(*insns));
-	if (!vm || !insns)
-		fuzz_fail("out of memory");
+	if (session_open(&s, p, &so, err, sizeof(err)))
+		fuzz_fail("'%s': %s", expr, err);
+	run(expr, s.vm, f, nf, meta);
 	for (i = 0; i < p->nx; i++) {
-		/*
-		 * An unbounded hash has 2^20 entries, whose creation takes 5 ms
-		 * under ASan: one of 64 holds the keys of 20 frames as well,
-		 * never full.
-		 */
-		lay[i] = p->x[i].lay;
-		if (!lay[i].array && !lay[i].tables)
-			lay[i].max_entries = 64;
-		if (maps_create(&m[i], &lay[i], maps_engine(vm), err, sizeof(err)))
-			fuzz_fail("'%s': maps_create: %s", p->x[i].text, err);
-		for (k = 0; k < NR_MAPS; k++)
-			fds[MAP_SLOT(i, k)] = m[i].fd[k];
-	}
-	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
-	layout_relocate(insns, p->e.len, fds);
-	if (vm_load(vm, insns, p->e.len, err, sizeof(err)))
-		fuzz_fail("'%s': the engine refused the program: %s", expr, err);
-	free(insns);
-	run(expr, vm, f, nf, meta);
-	for (i = 0; i < p->nx; i++) {
-		struct sum got = { .key_size = lay[i].row_size }, want = { 0 };
+		struct sum got = { .key_size = p->x[i].lay.row_size }, want = { 0 };
 		int known = accepted(&p->x[i], f, nf, meta, &want);
 
-		if (maps_read(&m[i], add_entry, &got, &overflow))
+		if (maps_read(&s.m[i], add_entry, &got, &overflow))
 			fuzz_fail("'%s': maps_read failed", p->x[i].text);
 		got.packets += overflow.packets;
 		got.bytes += overflow.bytes;
@@ -181,9 +164,8 @@ static void check_program(const char *expr, const struct program *p, const struc
 				  (unsigned long long)want.bytes);
 		if (!i)
 			*rows = got.rows + got.packets * 31 + overflow.packets;
-		maps_close(&m[i]);
 	}
-	vm_free(vm);
+	session_close(&s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -50,6 +50,7 @@
 #include "load.h"
 #include "maps.h"
 #include "parse.h"
+#include "session.h"
 
 #define MAX_CASES 64
 #define MAX_ROUNDS 64
@@ -75,7 +76,7 @@ struct bcase {
 	/* loaded */
 	int fd, insns;
 	struct program p;
-	struct maps m[MAX_EXPRS];
+	struct session s;
 	struct bpf_object *bo;
 	int map_fd;
 	unsigned long long runs;
@@ -106,21 +107,14 @@ static void set_jit(int on)
 static void load_ebpfcount(struct bcase *c)
 {
 	struct build_opts bo = { .allowed = c->mode };
-	int fds[MAP_SLOT(MAX_EXPRS, 0)], i, k;
 	struct build_error berr;
 	char err[1024];
 
 	if (program_build(&c->p, c->exprs, c->nx, &bo, &berr))
 		die("%s: %s (column %d)", c->exprs[berr.expr], berr.msg, berr.pos + 1);
-	for (i = 0; i < c->nx; i++) {
-		if (maps_create(&c->m[i], &c->p.x[i].lay, maps_kernel(), err, sizeof(err)))
-			die("%s: %s", c->exprs[i], err);
-		for (k = 0; k < NR_MAPS; k++)
-			fds[MAP_SLOT(i, k)] = c->m[i].fd[k];
-	}
-	c->fd = load_program(c->p.e.insns, c->p.e.len, fds, 0, err, sizeof(err));
-	if (c->fd < 0)
+	if (session_open(&c->s, &c->p, &(struct session_opts){ .kernel = 1 }, err, sizeof(err)))
 		die("%s: %s", c->expr, err);
+	c->fd = c->s.prog;
 	c->insns = c->p.e.len;
 }
 
@@ -145,12 +139,8 @@ static void load_object(struct bcase *c)
 
 static void unload(struct bcase *c)
 {
-	int i;
-
 	if (c->expr) {
-		close(c->fd);
-		for (i = 0; i < c->nx; i++)
-			maps_close(&c->m[i]);
+		session_close(&c->s);
 		program_free(&c->p);
 	} else {
 		bpf_object__close(c->bo);
@@ -196,7 +186,7 @@ static unsigned long long counted(struct bcase *c)
 
 	for (i = 0; c->expr && i < c->nx; i++) {
 		n = 0;
-		if (maps_read(&c->m[i], add_packets, &n, &ovf))
+		if (maps_read(&c->s.m[i], add_packets, &n, &ovf))
 			die("%s: cannot read the counters", c->name);
 		if (n + ovf.packets < least)
 			least = n + ovf.packets;

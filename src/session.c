@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One program counting: its tables, loaded and run; see session.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "load.h"
+#include "session.h"
+#include "vm.h"
+
+/* The tables, in fds their descriptors by map slot (layout_relocate()). */
+static int tables(struct session *s, const struct program *p, const struct session_opts *o,
+		  int *fds, char *err, size_t errlen)
+{
+	struct map_backend b = o->kernel ? maps_kernel() : maps_engine(s->vm);
+	int k;
+
+	for (s->n = 0; s->n < p->nx; s->n++) {
+		struct layout *lay = &s->lay[s->n];
+
+		*lay = p->x[s->n].lay;
+		if (!o->kernel && o->engine_keys && !lay->array && !lay->tables)
+			lay->max_entries = o->engine_keys;
+		if (maps_create(&s->m[s->n], lay, b, err, errlen))
+			return -1;
+		for (k = 0; k < NR_MAPS; k++)
+			fds[MAP_SLOT(s->n, k)] = s->m[s->n].fd[k];
+	}
+	return 0;
+}
+
+/* The program, relocated to fds, into the engine. */
+static int engine_load(struct session *s, const struct program *p, const int *fds, char *err,
+		       size_t errlen)
+{
+	struct bpf_insn *insns = malloc(p->e.len * sizeof(*insns));
+	char why[512];
+	int ret = -1;
+
+	if (!insns) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
+	layout_relocate(insns, p->e.len, fds);
+	if (vm_load(s->vm, insns, p->e.len, why, sizeof(why)))
+		snprintf(err, errlen, "the engine refused the program: %s", why);
+	else
+		ret = 0;
+	free(insns);
+	return ret;
+}
+
+int session_open(struct session *s, const struct program *p, const struct session_opts *o,
+		 char *err, size_t errlen)
+{
+	int fds[MAP_SLOT(MAX_EXPRS, 0)];
+
+	memset(s, 0, sizeof(*s));
+	s->prog = -1;
+	if (!o->kernel && !(s->vm = vm_new(o->strict))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (tables(s, p, o, fds, err, errlen))
+		goto fail;
+	if (o->kernel) {
+		s->prog = load_program(p->e.insns, p->e.len, fds, o->verbose, err, errlen);
+		if (s->prog < 0)
+			goto fail;
+	} else if (engine_load(s, p, fds, err, errlen)) {
+		goto fail;
+	}
+	return 0;
+fail:
+	session_close(s);
+	return -1;
+}
+
+int session_run(struct session *s, const struct packet *pkt, char *err, size_t errlen)
+{
+	__u32 verdict;
+
+	if (!s->vm)
+		return load_test_run(s->prog, pkt, err, errlen);
+	if (!vm_run(s->vm, pkt, &verdict))
+		return 0;
+	snprintf(err, errlen, "the program failed in the engine: %s", vm_error(s->vm));
+	return -1;
+}
+
+void session_close(struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		maps_close(&s->m[i]);
+	s->n = 0;
+	if (s->prog >= 0)
+		close(s->prog);
+	s->prog = -1;
+	vm_free(s->vm);
+	s->vm = NULL;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One program counting, for every caller (main.c, the benchmarks, the
+ * fuzzers): each expression's tables, created in the kernel or in the
+ * user engine, the program relocated to them and loaded into the same
+ * place; then packets run through it (the engine, or the kernel's test
+ * run) or, for a live socket, attach.h attaches session.prog.  Errors
+ * come back with their cause; nothing here exits.
+ *
+ *	struct session s;
+ *	if (session_open(&s, &p, &(struct session_opts){ .kernel = 1 }, err, n))
+ *		...
+ *	session_run(&s, &pkt, err, n);	(maps.h reads s.m[i])
+ *	session_close(&s);
+ */
+#ifndef EBPFCOUNT_SESSION_H
+#define EBPFCOUNT_SESSION_H
+
+#include <stddef.h>
+
+#include "compile.h"
+#include "maps.h"
+#include "packet.h"
+
+struct vm;
+
+struct session {
+	int n;				/* expressions */
+	struct layout lay[MAX_EXPRS];	/* their layouts, which m[] point to */
+	struct maps m[MAX_EXPRS];	/* their tables */
+	struct vm *vm;			/* the user engine, or NULL: the kernel */
+	int prog;			/* the kernel's program, or -1 */
+};
+
+struct session_opts {
+	int kernel;		/* in the kernel (bpf(2)), else in the user engine */
+	int strict;		/* the engine faults where the verifier would refuse */
+	int verbose;		/* the verifier's log on stderr */
+	/* the engine: an unbounded hash holds this many keys (0: the layout's) */
+	unsigned int engine_keys;
+};
+
+/* 0, or -1 with err filled (and nothing left open). */
+int session_open(struct session *s, const struct program *p, const struct session_opts *o,
+		 char *err, size_t errlen);
+/* Run the program on one packet, in the engine or by BPF_PROG_TEST_RUN: 0, or -1 with err. */
+int session_run(struct session *s, const struct packet *pkt, char *err, size_t errlen);
+void session_close(struct session *s);
+
+#endif
