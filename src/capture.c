@@ -337,11 +337,18 @@ int capture_next(struct capture *c, struct packet *skb, long long *ts, char *err
 		skb->data = d;
 		skb->len = h->caplen;
 		skb->protocol = h->caplen >= ETH_HLEN ? htons(be16(d + 12)) : 0;
-	} else if ((c->dlt == DLT_LINUX_SLL || c->dlt == DLT_LINUX_SLL2 ?
-		    (skb->data = d, cooked(c, skb, d, h->caplen)) :
-		    raw_ip(c, skb, d, h->caplen))) {
-		snprintf(err, errlen, "%s: record %lu: out of memory", c->path, c->records);
-		return -1;
+	} else {
+		if (c->dlt == DLT_LINUX_SLL || c->dlt == DLT_LINUX_SLL2) {
+			skb->data = d;
+			ret = cooked(c, skb, d, h->caplen);
+		} else {
+			ret = raw_ip(c, skb, d, h->caplen);
+		}
+		if (ret) {
+			snprintf(err, errlen, "%s: record %lu: out of memory", c->path,
+				 c->records);
+			return -1;
+		}
 	}
 	skb->gso_segs = 1;
 	skb->cb[0] = h->len - skb->len;	/* modulo 2^32: the program adds it so */

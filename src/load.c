@@ -45,21 +45,17 @@ static void log_tail(char *log, char *buf, size_t size)
 	snprintf(buf, size, "%s", start);
 }
 
-int load_program(const struct bpf_insn *prog, int n, const int *fds, int verbose,
-		 char *err, size_t errlen)
+int load_program(const struct bpf_insn *insns, int n, int verbose, char *err, size_t errlen)
 {
-	struct bpf_insn *insns = malloc(n * sizeof(*insns));
 	char *log = calloc(1, LOG_SIZE), tail[512];
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log, .log_size = LOG_SIZE,
 		    .log_level = verbose ? 1 | 4 : 0);
 	int fd = -1;
 
-	if (!insns || !log) {
+	if (!log) {
 		snprintf(err, errlen, "out of memory");
-		goto out;
+		return -1;
 	}
-	memcpy(insns, prog, n * sizeof(*insns));
-	layout_relocate(insns, n, fds);
 	/* Log level 0 with a log buffer: libbpf loads once without a log
 	 * and, only if the verifier refuses, again with one to say why. */
 	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "ebpfcount", "GPL", insns, n, &opts);
@@ -74,8 +70,6 @@ int load_program(const struct bpf_insn *prog, int n, const int *fds, int verbose
 		snprintf(err, errlen, "the verifier rejected the program (%s): %s",
 			 strerror(saved), tail[0] ? tail : "no log");
 	}
-out:
-	free(insns);
 	free(log);
 	return fd;
 }

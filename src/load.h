@@ -6,16 +6,13 @@
 #include <stddef.h>
 #include <linux/bpf.h>
 
-#include "layout.h"
-
 /*
- * Relocate the map references of the n instructions insns to fds
- * (fds[slot], layout.h) and load them as a socket filter.  verbose: print
- * the verifier's log on stderr.  Returns the program fd, or -1 with err
- * holding the reason and the log's tail.
+ * Load the n instructions insns, their map references relocated
+ * (layout_relocate()), as a socket filter.  verbose: print the verifier's
+ * log on stderr.  Returns the program fd, or -1 with err holding the
+ * reason and the log's tail.
  */
-int load_program(const struct bpf_insn *insns, int n, const int *fds, int verbose,
-		 char *err, size_t errlen);
+int load_program(const struct bpf_insn *insns, int n, int verbose, char *err, size_t errlen);
 
 /* What the verifier lets this process's socket filters read, load_reads(): */
 #define LOAD_READS_STACK	1	/* the stack at an offset held in a register */

@@ -30,9 +30,9 @@ static int tables(struct session *s, const struct program *p, const struct sessi
 	return 0;
 }
 
-/* The program, relocated to fds, into the engine. */
-static int engine_load(struct session *s, const struct program *p, const int *fds, char *err,
-		       size_t errlen)
+/* The program, relocated to fds, into the kernel or the engine. */
+static int load(struct session *s, const struct program *p, const struct session_opts *o,
+		const int *fds, char *err, size_t errlen)
 {
 	struct bpf_insn *insns = malloc(p->e.len * sizeof(*insns));
 	char why[512];
@@ -44,10 +44,14 @@ static int engine_load(struct session *s, const struct program *p, const int *fd
 	}
 	memcpy(insns, p->e.insns, p->e.len * sizeof(*insns));
 	layout_relocate(insns, p->e.len, fds);
-	if (vm_load(s->vm, insns, p->e.len, why, sizeof(why)))
+	if (o->kernel) {
+		s->prog = load_program(insns, p->e.len, o->verbose, err, errlen);
+		ret = s->prog < 0 ? -1 : 0;
+	} else if (vm_load(s->vm, insns, p->e.len, why, sizeof(why))) {
 		snprintf(err, errlen, "the engine refused the program: %s", why);
-	else
+	} else {
 		ret = 0;
+	}
 	free(insns);
 	return ret;
 }
@@ -63,19 +67,11 @@ int session_open(struct session *s, const struct program *p, const struct sessio
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (tables(s, p, o, fds, err, errlen))
-		goto fail;
-	if (o->kernel) {
-		s->prog = load_program(p->e.insns, p->e.len, fds, o->verbose, err, errlen);
-		if (s->prog < 0)
-			goto fail;
-	} else if (engine_load(s, p, fds, err, errlen)) {
-		goto fail;
+	if (tables(s, p, o, fds, err, errlen) || load(s, p, o, fds, err, errlen)) {
+		session_close(s);
+		return -1;
 	}
 	return 0;
-fail:
-	session_close(s);
-	return -1;
 }
 
 int session_run(struct session *s, const struct packet *pkt, char *err, size_t errlen)

@@ -57,7 +57,6 @@
 
 struct vm;
 
-
 /* A new engine with no maps; strict: fault as the verifier would refuse. */
 struct vm *vm_new(int strict);
 void vm_free(struct vm *vm);
