@@ -2,8 +2,8 @@
 # Guest side of tests/vm/58-faults.t: --max-keys under a key flood.  The
 # peer sends 1703936 UDP frames unpaced, each with its own (ip.src,
 # udp.srcport) key: 131072 source addresses (198.18.0.0/15) times 13
-# source ports (unpaced, about a quarter is lost on the link under
-# load).  With --max-keys 1000, ebpfcount's memory must stay at
+# source ports (unpaced: a quarter to nine tenths are lost on the link,
+# by the host's load).  With --max-keys 1000, ebpfcount's memory must stay at
 # its bound and every interval's rows plus overflow must equal its total;
 # the final total equals eth0's receive counter.
 . /tests/tap.sh
@@ -42,8 +42,10 @@ distinct=$(grep -v '"final": true' /tmp/kf.json | grep -o '"ip.src": "[^"]*", "u
 	sort -u | wc -l)
 diag "eth0 received $received frames; $distinct distinct keys got rows; VmRSS $rss0 KiB at start, VmHWM $hwm KiB at the end"
 # About 1.3 M arrive on a quiet host; 966k did while other guests ran
-# beside this one.  What matters is 500 times --max-keys at the least.
-cmp_ok "$received" -ge 500000 "at least 500k frames (distinct keys) arrived"
+# beside this one, and 140k on a CI run whose host was loaded (the link
+# drops what the guest cannot take).  What matters is a flood of distinct
+# keys 100 times --max-keys at the least.
+cmp_ok "$received" -ge 100000 "at least 100k frames (distinct keys) arrived"
 cmp_ok "$((hwm - rss0))" -le 4096 "memory stays at the bound: VmHWM at most 4 MiB above the start"
 rowsum >/tmp/kf.rows
 field overflow >/tmp/kf.over
