@@ -27,6 +27,7 @@
 #include "compile.h"
 #include "disasm.h"
 #include "load.h"
+#include "json.h"
 #include "maps.h"
 #include "metrics.h"
 #include "output.h"
@@ -87,14 +88,41 @@ static int health_prog = -1;		/* the kernel's program, for its statistics */
 static unsigned int health_ifindex;	/* the interface, for its counters, */
 static const char *health_ifname;	/* by the name it was given */
 
-/* The one error path: a line on stderr (and a JSON object in JSON mode),
- * then, for a bad expression, the expression with a caret under pos. */
-static _Noreturn void fail(const char *msg, const char *expr, int pos)
+/* Exit statuses, as ebpfcount(8) gives them. */
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+/* -F json: every fatal error is one JSON object on stderr. */
+static int json_errors;
+
+/*
+ * The one error path, for every fatal error: a line on stderr, then, for
+ * a bad expression, the expression with a caret under pos (expr); a usage
+ * error points at -h.  Under -F json, one object instead: {"error": msg},
+ * with the expression and the column for a bad one.
+ */
+static _Noreturn void fail(int status, const char *msg, const char *expr, int pos)
 {
 	viewing = 0;
 	view_close(view);	/* the message goes below the screen it was on */
 	view = NULL;
-	fprintf(stderr, "ebpfcount: %s\n", msg);
+	fflush(stdout);
+	if (json_errors) {
+		struct json j;
+
+		json_open(&j, stderr);
+		json_object(&j);
+		json_key(&j, "error");
+		json_string(&j, msg);
+		if (expr) {
+			json_key(&j, "expr");
+			json_string(&j, expr);
+			json_key(&j, "column");
+			json_uint(&j, pos + 1);
+		}
+		json_close(&j);
+		exit(status);
+	}
+	fprintf(stderr, "ebpfcount: %s%s\n", msg, status == EXIT_USAGE ? " (see ebpfcount -h)" : "");
 	if (expr) {
 		char line[1024];
 		int at = output_human(expr, pos, line, sizeof(line));
@@ -103,15 +131,10 @@ static _Noreturn void fail(const char *msg, const char *expr, int pos)
 			at = strlen(line);
 		fprintf(stderr, "  %s\n  %*s^\n", line, at, "");
 	}
-	if (out.p && output_is_json(&out)) {
-		printf("{\"error\": ");
-		output_json_string(stdout, msg);
-		printf("}\n");
-	}
-	exit(1);
+	exit(status);
 }
 
-static _Noreturn void die(const char *fmt, ...)
+static _Noreturn __attribute__((format(printf, 2, 3))) void die(int status, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -119,7 +142,7 @@ static _Noreturn void die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fail(msg, NULL, 0);
+	fail(status, msg, NULL, 0);
 }
 
 static void usage(FILE *f)
@@ -220,8 +243,7 @@ static void flush_output(void)
 	err = errno ? errno : EIO;
 	if (err == EPIPE)
 		exit(0);
-	fprintf(stderr, "ebpfcount: cannot write the output: %s\n", strerror(err));
-	exit(1);
+	die(EXIT_RUNTIME, "cannot write the output: %s", strerror(err));
 }
 
 static void list_fields(void)
@@ -232,18 +254,6 @@ static void list_fields(void)
 	f = field_table(&n);
 	for (i = 0; i < n; i++)
 		printf("%-16s %s\n", f[i].name, f[i].help);
-}
-
-static _Noreturn void bad_value(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "ebpfcount: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see ebpfcount -h)\n");
-	exit(2);
 }
 
 /*
@@ -274,7 +284,7 @@ static long parse_long(const char *s, const char *opt, long min, long max)
 	errno = 0;
 	v = strtol(s, NULL, 10);
 	if (!decimal(s, 0) || errno || v < min || v > max)
-		bad_value("%s wants a whole number from %ld to %ld, not '%s'", opt, min, max, s);
+		die(EXIT_USAGE, "%s wants a whole number from %ld to %ld, not '%s'", opt, min, max, s);
 	return v;
 }
 
@@ -283,7 +293,7 @@ static double parse_secs(const char *s)
 	double v = strtod(s, NULL);
 
 	if (!decimal(s, 1) || v < 0.01 || v > 86400)
-		bad_value("-I wants seconds from 0.01 to 86400, not '%s'", s);
+		die(EXIT_USAGE, "-I wants seconds from 0.01 to 86400, not '%s'", s);
 	return v;
 }
 
@@ -293,21 +303,27 @@ static void add_expr(struct options *o, const char *expr)
 	int i;
 
 	if (o->nexprs == MAX_EXPRS)
-		bad_value("at most %d expressions", MAX_EXPRS);
+		die(EXIT_USAGE, "at most %d expressions", MAX_EXPRS);
 	for (i = 0; i < o->nexprs; i++)
 		if (!strcmp(o->exprs[i], expr))
-			bad_value("expression '%s' given twice", expr);
+			die(EXIT_USAGE, "expression '%s' given twice", expr);
 	o->exprs[o->nexprs++] = expr;
 }
 
 enum { OPT_TOP = 256, OPT_MAX_KEYS, OPT_VERSION, OPT_LIST, OPT_ENGINE, OPT_LISTEN,
        OPT_TEXTFILE };
 
-static _Noreturn void usage_error(const char *msg)
+/* The option getopt_long() stopped at, as given: "-x" or "--name". */
+static const char *option_name(char **argv, int next)
 {
-	fprintf(stderr, "ebpfcount: %s\n", msg);
-	usage(stderr);
-	exit(2);
+	static char buf[4];
+	const char *arg = argv[next - 1];
+
+	if (optopt > 0 && optopt < 256) {	/* a short one, maybe in a cluster */
+		snprintf(buf, sizeof(buf), "-%c", optopt);
+		return buf;
+	}
+	return arg;
 }
 
 static void parse_args(int argc, char **argv, struct options *o)
@@ -323,9 +339,16 @@ static void parse_args(int argc, char **argv, struct options *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char opts[] = ":e:i:r:c:I:F:npdvZ:h";
 	int c, engine = 0, nopromisc = 0;
 
-	while ((c = getopt_long(argc, argv, "e:i:r:c:I:F:npdvZ:h", longopts, NULL)) != -1) {
+	/* -F first, so that an error of the options before it is JSON too */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, opts, longopts, NULL)) != -1)
+		if (c == 'F')
+			json_errors = !strcmp(optarg, "json");
+	optind = 0;	/* glibc: start again */
+	while ((c = getopt_long(argc, argv, opts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': add_expr(o, optarg); break;
 		case 'i': o->ifname = optarg; break;
@@ -349,7 +372,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case OPT_LIST: list_fields(); flush_output(); exit(0);
 		case OPT_ENGINE:
 			if (strcmp(optarg, "user") && strcmp(optarg, "kernel"))
-				bad_value("--engine is user or kernel, not '%s'", optarg);
+				die(EXIT_USAGE, "--engine is user or kernel, not '%s'", optarg);
 			o->kernel_engine = !strcmp(optarg, "kernel");
 			engine = 1;
 			break;
@@ -357,32 +380,35 @@ static void parse_args(int argc, char **argv, struct options *o)
 			o->listen = optarg;
 			if (serve_parse(optarg, o->listen_host, sizeof(o->listen_host),
 					o->listen_port, sizeof(o->listen_port)))
-				bad_value("--listen wants [ADDR:]PORT, PORT from 1 to 65535 "
+				die(EXIT_USAGE, "--listen wants [ADDR:]PORT, PORT from 1 to 65535 "
 					  "and an IPv6 ADDR in brackets, not '%s'", optarg);
 			break;
 		case OPT_TEXTFILE:
 			if (!*optarg)
-				bad_value("--textfile wants a file name");
+				die(EXIT_USAGE, "--textfile wants a file name");
 			o->textfile = optarg;
 			break;
 		case 'h': usage(stdout); flush_output(); exit(0);
-		default: usage(stderr); exit(2);
+		case ':':
+			die(EXIT_USAGE, "%s wants a value", option_name(argv, optind));
+		default:
+			die(EXIT_USAGE, "unknown option %s", option_name(argv, optind));
 		}
 	}
 	if (o->nexprs && optind < argc)
-		usage_error("give the expressions with -e, or one as the argument, not both");
+		die(EXIT_USAGE, "%s", "give the expressions with -e, or one as the argument, not both");
 	if (!o->nexprs && optind != argc - 1)
-		usage_error(optind == argc ? "no expression given" :
+		die(EXIT_USAGE, "%s", optind == argc ? "no expression given" :
 			    "give the expression as one argument (quote it)");
 	if (!o->nexprs)
 		add_expr(o, argv[optind]);
 	if (o->file && (o->ifname || nopromisc))
-		usage_error(o->ifname ? "-r and -i do not go together" :
+		die(EXIT_USAGE, "%s", o->ifname ? "-r and -i do not go together" :
 			    "-p is for an interface, not -r");
 	if (engine && !o->file)
-		usage_error("--engine is for -r (live mode is always the kernel)");
+		die(EXIT_USAGE, "%s", "--engine is for -r (live mode is always the kernel)");
 	if (o->listen && o->file)
-		usage_error("--listen is for an interface (use --textfile with -r)");
+		die(EXIT_USAGE, "%s", "--listen is for an interface (use --textfile with -r)");
 }
 
 /* A bad expression: say where. */
@@ -391,7 +417,7 @@ static _Noreturn void die_at(const char *expr, int pos, const char *msg)
 	char buf[1024];
 
 	snprintf(buf, sizeof(buf), "bad expression at column %d: %s", pos + 1, msg);
-	fail(buf, expr, pos);
+	fail(EXIT_RUNTIME, buf, expr, pos);
 }
 
 /*
@@ -414,7 +440,7 @@ static enum frame_mode frame_mode(const struct options *o)
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (!strcmp(env, names[i]))
 				return (enum frame_mode)i;
-		die("EBPFCOUNT_FRAME is window, direct or ld_abs, not '%s'", env);
+		die(EXIT_RUNTIME, "EBPFCOUNT_FRAME is window, direct or ld_abs, not '%s'", env);
 	}
 	if (o->file && !o->kernel_engine)
 		return FRAME_WINDOW;
@@ -432,7 +458,7 @@ static void compile(const struct options *o, const struct source *src, struct pr
 	if (program_build(p, o->exprs, o->nexprs, &bo, &err)) {
 		if (err.pos >= 0)
 			die_at(o->exprs[err.expr], err.pos, err.msg);
-		die("cannot generate the program: %s", err.msg);
+		die(EXIT_RUNTIME, "cannot generate the program: %s", err.msg);
 	}
 	if (o->verbose)
 		fprintf(stderr, "ebpfcount: reading the frame %s\n", program_frame_mode(p));
@@ -606,7 +632,7 @@ static void final(struct tables *t, double at, double secs, const char *why)
 	view_close(view);	/* the totals go below it, as after the lines */
 	view = NULL;
 	if (totals(t, iv))
-		die("out of memory for the final totals");
+		die(EXIT_RUNTIME, "out of memory for the final totals");
 	for (i = 0; i < t->s.n; i++) {
 		iv[i].time = at;
 		iv[i].secs = secs;
@@ -620,7 +646,7 @@ static void final(struct tables *t, double at, double secs, const char *why)
 	serve_stop(server);
 	metrics_free(metrics);
 	if (why)
-		die("%s", why);
+		die(EXIT_RUNTIME, "%s", why);
 }
 
 static int maps_reads(void *m)
@@ -639,9 +665,9 @@ static void drop_privileges(const struct options *o, struct tables *t, int kerne
 
 	for (i = 0; kernel && i < t->s.n; i++)
 		if (t->s.m[i].grows && maps_helper(o->pw, err, sizeof(err)))
-			die("%s", err);
+			die(EXIT_RUNTIME, "%s", err);
 	if (privs_drop(o->pw, maps_reads, &t->s.m[0], &kept, err, sizeof(err)))
-		die("%s", err);
+		die(EXIT_RUNTIME, "%s", err);
 	if (kept && o->verbose)
 		fprintf(stderr, "ebpfcount: keeping CAP_BPF and CAP_SYS_ADMIN: this kernel wants "
 			"one to read the maps (kernel.unprivileged_bpf_disabled)\n");
@@ -654,7 +680,7 @@ static void tables_open(struct tables *t, const struct program *p, int kernel, i
 
 	if (session_open(&t->s, p, &(struct session_opts){ .kernel = kernel, .verbose = verbose },
 			 err, sizeof(err)))
-		die("%s", err);
+		die(EXIT_RUNTIME, "%s", err);
 }
 
 /* The reports; the header, and nothing counted yet for the monitoring. */
@@ -665,11 +691,11 @@ static void report_begin(struct tables *t)
 
 	for (i = 0; i < t->s.n; i++)
 		if (!(t->r[i] = report_new(&out.x[i].lay)))
-			die("out of memory");
+			die(EXIT_RUNTIME, "out of memory");
 	output_begin(&out);
 	flush_output();
 	if (export_totals(t, NULL, why, sizeof(why)))
-		die("%s", why);
+		die(EXIT_RUNTIME, "%s", why);
 }
 
 /*
@@ -766,7 +792,7 @@ static void metrics_begin(const struct options *o, const struct program *p)
 		return;
 	metrics = metrics_new(p->x, p->nx, o->textfile, o->listen != NULL);
 	if (!metrics)
-		die("out of memory");
+		die(EXIT_RUNTIME, "out of memory");
 }
 
 /*
@@ -880,7 +906,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	if (stop)
 		ret = 0;	/* a record cut short by the signal is no error */
 	if (ret < 0 && !taken)
-		die("%s", err);		/* as tcpdump: nothing read, nothing printed */
+		die(EXIT_RUNTIME, "%s", err);		/* as tcpdump: nothing read, nothing printed */
 	if (!rerr && taken && (!o->count || n < o->count)) {
 		n++;
 		rerr = interval(o, &t, n, file_time(start, step, n), o->interval, why,
@@ -913,7 +939,7 @@ static int count_file(const struct options *o)
 
 	cap = capture_open(o->file, err, sizeof(err));
 	if (!cap)
-		die("%s", err);
+		die(EXIT_RUNTIME, "%s", err);
 	capture_stop_on(cap, &stop, &stop_signals);
 	compile(o, &(struct source){
 			.linktype = capture_has_ethernet(cap) ? NULL : capture_linktype(cap) }, &p);
@@ -949,19 +975,19 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	catch_signals();
 	if (o.user && privs_user(o.user, &o.pw, err, sizeof(err)))
-		die("%s", err);
+		die(EXIT_RUNTIME, "%s", err);
 	out.f = stdout;
 	out.numeric = o.numeric;
 	out.top = o.top;
 	if (output_init(&out, o.format))
-		bad_value("-F is human, json, csv or none, not '%s'", o.format);
+		die(EXIT_USAGE, "-F is human, json, csv or none, not '%s'", o.format);
 	if (o.file)
 		return count_file(&o);
 	/* The where clause is compiled for the interface: choose it first
 	 * (-d without -i shows the program as for a capture file). */
 	if (!o.ifname && !o.dump) {
 		if (attach_default_ifname(ifname, sizeof(ifname), err, sizeof(err)))
-			die("%s", err);
+			die(EXIT_RUNTIME, "%s", err);
 		o.ifname = ifname;
 	}
 	compile(&o, &(struct source){ .ifname = o.ifname,
@@ -975,7 +1001,7 @@ int main(int argc, char **argv)
 	tables_open(&t, &p, 1, o.verbose);
 	sock = attach_socket(o.ifname, t.s.prog, o.promisc, err, sizeof(err));
 	if (sock < 0)
-		die("%s", err);
+		die(EXIT_RUNTIME, "%s", err);
 	metrics_begin(&o, &p);
 	health_prog = t.s.prog;
 	health_ifindex = attach_ifindex(sock);
@@ -983,7 +1009,7 @@ int main(int argc, char **argv)
 	/* The port before the privileges go (one below 1024 wants one); the
 	 * server's thread after, as the privileges are per thread. */
 	if (o.listen && !(server = serve_listen(o.listen_host, o.listen_port, err, sizeof(err))))
-		die("%s", err);
+		die(EXIT_RUNTIME, "%s", err);
 	drop_privileges(&o, &t, 1);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* A person at a terminal gets the live view, unless -c or -F asks for lines. */
@@ -991,7 +1017,7 @@ int main(int argc, char **argv)
 		view = view_open(&out, o.ifname, if_counters(&(struct if_counters){ 0 }));
 	viewing = view != NULL;
 	if (server && serve_start(server, metrics, err, sizeof(err)))
-		die("%s", err);
+		die(EXIT_RUNTIME, "%s", err);
 	run(&o, &t, attach_ifindex(sock));
 	close(sock);
 	session_close(&t.s);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "names.h"
+#include "json.h"
 #include "output.h"
 
 struct printer {
@@ -19,7 +20,7 @@ struct printer {
 	int exposition;		/* 0: -F, 1: Prometheus text 0.0.4, 2: OpenMetrics */
 };
 
-enum style { STYLE_HUMAN, STYLE_JSON, STYLE_CSV };
+enum style { STYLE_HUMAN, STYLE_CSV };	/* JSON: json_key_value() */
 
 static const char *const missing_names[] = {
 	[KEY_ABSENT] = "absent", [KEY_TRUNCATED] = "truncated",
@@ -82,23 +83,20 @@ static void fmt_number(const struct output *o, const struct field *f, unsigned l
 		snprintf(buf, size, "%llu", v);
 }
 
-/* Key field i of a row, as the style writes it (JSON strings quoted). */
+/* Key field i of a row, as the style writes it. */
 static void key_text(const struct output *o, int i, const unsigned char *key, enum style st,
 		     char *buf, size_t size)
 {
 	const struct key *k = &o->q->keys[i];
 	const unsigned char *v = key + o->lay->val_off[i];
-	char a[56];
 
 	if (key[i] != KEY_PRESENT)
-		snprintf(buf, size, "%s", st == STYLE_JSON ? "null" : st == STYLE_CSV ? "" :
+		snprintf(buf, size, "%s", st == STYLE_CSV ? "" :
 			 key[i] == KEY_ABSENT ? "(absent)" : "(truncated)");
 	else if (!is_string(k->field->fmt))
 		fmt_number(o, k->field, field_value(k->field, v), st, buf, size);
-	else if (fmt_addr(k, v, a, sizeof(a)), st == STYLE_JSON)
-		snprintf(buf, size, "\"%s\"", a);
 	else
-		snprintf(buf, size, "%s", a);
+		fmt_addr(k, v, buf, size);
 }
 
 void output_key_text(const struct output *o, int i, const unsigned char *key, char *buf,
@@ -304,77 +302,103 @@ static void human_gap(struct output *o, double from, double to, unsigned long lo
 	fprintf(o->f, "%s  %.3f s  no packets in %llu intervals\n\n", when, to - from, n);
 }
 
-/* JSON Lines */
+/* JSON Lines, through json.h */
 
-void output_json_string(FILE *f, const char *s)
+/* Key field i of a row: a JSON number, string or null. */
+static void json_key_value(struct json *j, const struct output *o, int i, const unsigned char *key)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
+	const struct key *k = &o->q->keys[i];
+	const unsigned char *v = key + o->lay->val_off[i];
+	char a[56];
+
+	json_key(j, k->field->name);
+	if (key[i] != KEY_PRESENT) {
+		json_null(j);
+	} else if (is_string(k->field->fmt)) {
+		fmt_addr(k, v, a, sizeof(a));
+		json_string(j, a);
+	} else {
+		json_uint(j, field_value(k->field, v));
 	}
-	fputc('"', f);
 }
 
-static void json_counter(FILE *f, const char *name, const struct counter *c)
-{
-	fprintf(f, "\"%s\": {\"packets\": %llu, \"bytes\": %llu}", name, c->packets, c->bytes);
-}
-
-static void json_row(struct output *o, const struct row *r)
+static void json_row(struct json *j, const struct output *o, const struct row *r)
 {
 	const char *missing = row_missing(o, r->key);
-	char buf[64];
 	int i;
 
-	fputc('{', o->f);
-	for (i = 0; i < o->q->nkeys; i++) {
-		key_text(o, i, r->key, STYLE_JSON, buf, sizeof(buf));
-		fprintf(o->f, "\"%s\": %s, ", o->q->keys[i].field->name, buf);
+	json_object(j);
+	for (i = 0; i < o->q->nkeys; i++)
+		json_key_value(j, o, i, r->key);
+	if (missing) {
+		json_key(j, "missing");
+		json_string(j, missing);
 	}
-	if (missing)
-		fprintf(o->f, "\"missing\": \"%s\", ", missing);
-	fprintf(o->f, "\"packets\": %llu, \"bytes\": %llu}", r->c.packets, r->c.bytes);
+	json_key(j, "packets");
+	json_uint(j, r->c.packets);
+	json_key(j, "bytes");
+	json_uint(j, r->c.bytes);
+	json_end(j);
 }
 
 static void json_interval(struct output *o, const struct interval *iv)
 {
 	struct counter rest;
 	size_t i, n = others(o, iv, &rest);
+	struct json j;
 
-	fprintf(o->f, "{\"time\": %.3f, \"interval\": %.3f, ", iv->time, iv->secs);
+	json_open(&j, o->f);
+	json_object(&j);
+	json_key(&j, "time");
+	json_secs(&j, iv->time);
+	json_key(&j, "interval");
+	json_secs(&j, iv->secs);
 	if (o->expr) {
-		fprintf(o->f, "\"expr\": ");
-		output_json_string(o->f, o->expr);
-		fprintf(o->f, ", ");
+		json_key(&j, "expr");
+		json_string(&j, o->expr);
 	}
-	if (iv->final)
-		fprintf(o->f, "\"final\": true, ");
-	fprintf(o->f, "\"rows\": [");
-	for (i = 0; i < shown(o, iv); i++) {
-		if (i)
-			fprintf(o->f, ", ");
-		json_row(o, &iv->rows[i]);
+	if (iv->final) {
+		json_key(&j, "final");
+		json_bool(&j, 1);
 	}
-	fprintf(o->f, "], ");
+	json_key(&j, "rows");
+	json_array(&j);
+	for (i = 0; i < shown(o, iv); i++)
+		json_row(&j, o, &iv->rows[i]);
+	json_end(&j);
 	if (n) {
-		fprintf(o->f, "\"others\": {\"keys\": %zu, \"packets\": %llu, \"bytes\": %llu}, ",
-			n, rest.packets, rest.bytes);
+		json_key(&j, "others");
+		json_object(&j);
+		json_key(&j, "keys");
+		json_uint(&j, n);
+		json_key(&j, "packets");
+		json_uint(&j, rest.packets);
+		json_key(&j, "bytes");
+		json_uint(&j, rest.bytes);
+		json_end(&j);
 	}
-	json_counter(o->f, "overflow", &iv->overflow);
-	fprintf(o->f, ", ");
-	json_counter(o->f, "total", &iv->total);
-	fprintf(o->f, "}\n");
+	json_counter(&j, "overflow", iv->overflow.packets, iv->overflow.bytes);
+	json_counter(&j, "total", iv->total.packets, iv->total.bytes);
+	json_close(&j);
 }
 
 static void json_gap(struct output *o, double from, double to, unsigned long long n)
 {
-	fprintf(o->f, "{\"time\": %.3f, \"interval\": %.3f, \"empty_intervals\": %llu, "
-		"\"from\": %.3f, \"to\": %.3f}\n", to, to - from, n, from, to);
+	struct json j;
+
+	json_open(&j, o->f);
+	json_object(&j);
+	json_key(&j, "time");
+	json_secs(&j, to);
+	json_key(&j, "interval");
+	json_secs(&j, to - from);
+	json_key(&j, "empty_intervals");
+	json_uint(&j, n);
+	json_key(&j, "from");
+	json_secs(&j, from);
+	json_key(&j, "to");
+	json_secs(&j, to);
+	json_close(&j);
 }
 
 /* CSV */

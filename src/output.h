@@ -69,8 +69,6 @@ int output_is_json(const struct output *o);
  * length of s's first pos bytes (pos past its end or < 0: of all of s).
  */
 int output_human(const char *s, int pos, char *buf, size_t size);
-/* Write s as a JSON string literal. */
-void output_json_string(FILE *f, const char *s);
 /* Write s as a Prometheus label value, quoted. */
 void output_label_value(FILE *f, const char *s);
 /*

@@ -133,5 +133,6 @@ ok "and the message names the capability" has "$err" 'needs CAP_BPF or CAP_SYS_A
 err=$(ebpfcount -i eth0 'count by ip.src where tcp prot 80' 2>&1)
 ok "a bad filter is reported with its position" has "$err" 'column 23'
 
-ok "-F json errors are JSON on stdout" sh -c \
-	"ebpfcount -i eth0 -F json 'count by ip.sorc' 2>/dev/null | grep -q '^{\"error\": \"bad expression'"
+ok "-F json errors are one JSON object on stderr, nothing on stdout" sh -c \
+	"ebpfcount -i eth0 -F json 'count by ip.sorc' 2>&1 >/tmp/json.out |
+		grep -q '^{\"error\": \"bad expression.*\"column\": 10}\$' && ! test -s /tmp/json.out"

@@ -108,5 +108,6 @@ err=$("$E" -r "$tmp/t.pcap" -F none --textfile "$tmp/no/such/m.prom" count 2>&1)
 is "$?:$err" "1:ebpfcount: cannot write a file beside $tmp/no/such/m.prom: No such file or directory" \
 	"--textfile in a missing directory: one error line, exit 1"
 err=$("$E" -r "$tmp/t.pcap" --listen 9108 count 2>&1 | head -n 1)
-is "$err" "ebpfcount: --listen is for an interface (use --textfile with -r)" "--listen is not for -r"
+is "$err" "ebpfcount: --listen is for an interface (use --textfile with -r) (see ebpfcount -h)" \
+	"--listen is not for -r"
 done_testing

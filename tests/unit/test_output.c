@@ -4,7 +4,8 @@
  * layout, see codegen.h) go through output_interval() into a memory
  * stream, and must give exactly the JSON line, the CSV lines (with the
  * header of output_begin()) or the human table of the case.  JSON and
- * CSV are the stable formats of ebpfcount(8).  Then output_json_string().
+ * CSV are the stable formats of ebpfcount(8).  Then json.h's writer:
+ * strings, and nesting with its commas.
  *
  * A row's key values are written as text: "-" absent, "!" truncated,
  * addresses as inet_pton() or MAC text, others as the number the field's
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "json.h"
 #include "output.h"
 #include "unit.h"
 
@@ -341,6 +343,7 @@ static void check_label_values(void)
 
 static void check_json_strings(void)
 {
+	struct json j;
 	char *text, name[96];
 	size_t size, i;
 	FILE *f;
@@ -348,12 +351,49 @@ static void check_json_strings(void)
 	for (i = 0; i < sizeof(jcases) / sizeof(jcases[0]); i++) {
 		text = NULL;
 		f = open_memstream(&text, &size);
-		output_json_string(f, jcases[i].in);
+		json_open(&j, f);
+		json_string(&j, jcases[i].in);
 		fclose(f);
-		snprintf(name, sizeof(name), "output_json_string: case %zu", i + 1);
+		snprintf(name, sizeof(name), "json_string: case %zu", i + 1);
 		unit_streq(text, jcases[i].want, name);
 		free(text);
 	}
+}
+
+/* Objects in arrays in objects: a comma between members and elements only. */
+static void check_json_nesting(void)
+{
+	char *text = NULL;
+	struct json j;
+	size_t size;
+	FILE *f = open_memstream(&text, &size);
+
+	json_open(&j, f);
+	json_object(&j);
+	json_key(&j, "a");
+	json_array(&j);
+	json_array(&j);
+	json_end(&j);
+	json_object(&j);
+	json_end(&j);
+	json_uint(&j, 7);
+	json_null(&j);
+	json_end(&j);
+	json_key(&j, "b");
+	json_object(&j);
+	json_end(&j);
+	json_counter(&j, "c", 1, 60);
+	json_key(&j, "d\"");
+	json_bool(&j, 0);
+	json_key(&j, "f");
+	json_array(&j);		/* left open: json_close() closes both */
+	json_string(&j, "e");
+	json_close(&j);
+	fclose(f);
+	unit_streq(text, "{\"a\": [[], {}, 7, null], \"b\": {}, \"c\": {\"packets\": 1, "
+		   "\"bytes\": 60}, \"d\\\"\": false, \"f\": [\"e\"]}\n",
+		   "json.h: nesting, commas, a key escaped, json_close() closing");
+	free(text);
 }
 
 /* A readout at .9996 s is the next second's .000, in every format. */
@@ -427,6 +467,7 @@ int main(void)
 	}
 	check_time_rounding();
 	check_json_strings();
+	check_json_nesting();
 	check_label_values();
 	check_init();
 	check_human();
