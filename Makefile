@@ -36,7 +36,7 @@ $(B)/bin/ebpfcount: $(B)/obj/main.o $(OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(B)/obj/main.o: src/main.c $(wildcard src/*.h)
+$(B)/obj/main.o $(B)/obj/options.o: $(B)/obj/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DEBPFCOUNT_VERSION='"$(VERSION)"' -c $< -o $@
 

@@ -8,11 +8,8 @@
  *   --output--> human/JSON/CSV, Prometheus, the live view
  */
 #include <errno.h>
-#include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <net/if.h>
-#include <pwd.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,6 +27,7 @@
 #include "json.h"
 #include "maps.h"
 #include "metrics.h"
+#include "options.h"
 #include "output.h"
 #include "parse.h"
 #include "privs.h"
@@ -37,33 +35,6 @@
 #include "serve.h"
 #include "session.h"
 #include "view.h"
-
-#ifndef EBPFCOUNT_VERSION
-#define EBPFCOUNT_VERSION "0.1"
-#endif
-
-struct options {
-	const char *ifname;
-	const char *file;	/* -r */
-	int kernel_engine;	/* --engine kernel */
-	long count;		/* intervals, 0: until interrupted */
-	double interval;
-	const char *format;
-	int format_given;	/* -F: lines even on a terminal */
-	int numeric;
-	int promisc;
-	long top;
-	long max_keys;
-	int dump;		/* -d: 1 listing, 2 C array */
-	int verbose;
-	const char *user;	/* -Z */
-	struct passwd *pw;	/* its entry, when we are root */
-	const char *listen;	/* --listen [ADDR:]PORT, split in two: */
-	char listen_host[256], listen_port[8];
-	const char *textfile;	/* --textfile */
-	const char *exprs[MAX_EXPRS];	/* -e, or the one argument */
-	int nexprs;
-};
 
 static struct output out = { .f = NULL };
 static volatile sig_atomic_t stop;
@@ -79,11 +50,6 @@ static struct metrics *metrics;
 static struct serve *server;
 static struct health health = { .version = EBPFCOUNT_VERSION };
 
-/* The counting: the session (each expression's maps, the program) and the reports. */
-struct tables {
-	struct session s;
-	struct report *r[MAX_EXPRS];
-};
 static int health_prog = -1;		/* the kernel's program, for its statistics */
 static unsigned int health_ifindex;	/* the interface, for its counters, */
 static const char *health_ifname;	/* by the name it was given */
@@ -145,47 +111,6 @@ static _Noreturn __attribute__((format(printf, 2, 3))) void die(int status, cons
 	fail(status, msg, NULL, 0);
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: ebpfcount [-i IFACE | -r FILE [--engine user|kernel]] [-c COUNT] [-I SECONDS]\n"
-		"                 [-F human|json|csv|none] [-n] [-p] [--top N] [--max-keys N]\n"
-		"                 [--listen [ADDR:]PORT] [--textfile PATH] [-Z USER] [-d|-dd] [-v]\n"
-		"                 EXPRESSION | -e EXPRESSION [-e EXPRESSION...]\n"
-		"       ebpfcount --list-fields | -h | --version\n"
-		"\n"
-		"EXPRESSION: count [by KEY[, KEY...]] [where PCAP-FILTER]\n"
-		"  KEY is a Wireshark field name (ip.proto, ip.src/24, tcp.dstport, ...)\n"
-		"  PCAP-FILTER is tcpdump's filter syntax (tcp port 443 and not net 198.18.0.0/16)\n"
-		"\n"
-		"  -e EXPRESSION count by several expressions at once, up to %d, in one program\n"
-		"  -i IFACE      interface (default: the first up, non-loopback one)\n"
-		"  -r FILE       count the packets of a capture file (pcap, pcapng; - for stdin),\n"
-		"                by capture time\n"
-		"  --engine E    who runs the program for -r: user (default: ebpfcount's own\n"
-		"                engine, no privileges) or kernel (BPF_PROG_TEST_RUN)\n"
-		"  -c COUNT      stop after COUNT intervals\n"
-		"  -I SECONDS    interval length (default 1; fractions allowed)\n"
-		"  -F FORMAT     human (default), json (JSON Lines), csv or none; without -F\n"
-		"                and -c, a terminal gets a live view instead (q quits)\n"
-		"  -n            numbers only: no protocol or port names\n"
-		"  -p            do not put the interface in promiscuous mode\n"
-		"  --top N       print the N busiest keys per interval\n"
-		"  --max-keys N  bound the keys per interval; keys that do not fit count as overflow\n"
-		"  --listen [ADDR:]PORT\n"
-		"                serve the totals to Prometheus at http://ADDR:PORT/metrics\n"
-		"                (no ADDR: 127.0.0.1 and ::1 only; [::] for every address)\n"
-		"  --textfile PATH\n"
-		"                write the totals for Prometheus to PATH at every interval\n"
-		"  -Z USER       once set up, run as USER (every capability is dropped anyway)\n"
-		"  -d            print the generated eBPF program and exit; -dd as a C array\n"
-		"  -v            print the verifier's log, and per interval the time\n"
-		"                taken to read and print the counters (on stderr)\n"
-		"  --list-fields list the keys\n"
-		"  -h, --help    this help; --version the version\n"
-		"See ebpfcount(8).\n", MAX_EXPRS);
-}
-
 /* The signals that end the counting with the totals. */
 static sigset_t stop_signals;
 
@@ -244,171 +169,6 @@ static void flush_output(void)
 	if (err == EPIPE)
 		exit(0);
 	die(EXIT_RUNTIME, "cannot write the output: %s", strerror(err));
-}
-
-static void list_fields(void)
-{
-	const struct field *f;
-	int i, n;
-
-	f = field_table(&n);
-	for (i = 0; i < n; i++)
-		printf("%-16s %s\n", f[i].name, f[i].help);
-}
-
-/*
- * Is s a decimal number as tcpdump's options want them: digits and, if
- * dot, one '.'?  No blank, sign, hex, exponent, inf or nan, which strtol()
- * and strtod() would take.
- */
-static int decimal(const char *s, int dot)
-{
-	int digits = 0;
-
-	for (; *s; s++) {
-		if (*s >= '0' && *s <= '9')
-			digits++;
-		else if (*s == '.' && dot)
-			dot = 0;
-		else
-			return 0;
-	}
-	return digits > 0;
-}
-
-/* A whole number from min to max: anything else is a usage error. */
-static long parse_long(const char *s, const char *opt, long min, long max)
-{
-	long v;
-
-	errno = 0;
-	v = strtol(s, NULL, 10);
-	if (!decimal(s, 0) || errno || v < min || v > max)
-		die(EXIT_USAGE, "%s wants a whole number from %ld to %ld, not '%s'", opt, min, max, s);
-	return v;
-}
-
-static double parse_secs(const char *s)
-{
-	double v = strtod(s, NULL);
-
-	if (!decimal(s, 1) || v < 0.01 || v > 86400)
-		die(EXIT_USAGE, "-I wants seconds from 0.01 to 86400, not '%s'", s);
-	return v;
-}
-
-/* Expression -e (or the argument): each is counted once. */
-static void add_expr(struct options *o, const char *expr)
-{
-	int i;
-
-	if (o->nexprs == MAX_EXPRS)
-		die(EXIT_USAGE, "at most %d expressions", MAX_EXPRS);
-	for (i = 0; i < o->nexprs; i++)
-		if (!strcmp(o->exprs[i], expr))
-			die(EXIT_USAGE, "expression '%s' given twice", expr);
-	o->exprs[o->nexprs++] = expr;
-}
-
-enum { OPT_TOP = 256, OPT_MAX_KEYS, OPT_VERSION, OPT_LIST, OPT_ENGINE, OPT_LISTEN,
-       OPT_TEXTFILE };
-
-/* The option getopt_long() stopped at, as given: "-x" or "--name". */
-static const char *option_name(char **argv, int next)
-{
-	static char buf[4];
-	const char *arg = argv[next - 1];
-
-	if (optopt > 0 && optopt < 256) {	/* a short one, maybe in a cluster */
-		snprintf(buf, sizeof(buf), "-%c", optopt);
-		return buf;
-	}
-	return arg;
-}
-
-static void parse_args(int argc, char **argv, struct options *o)
-{
-	static const struct option longopts[] = {
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "list-fields", no_argument, NULL, OPT_LIST },
-		{ "engine", required_argument, NULL, OPT_ENGINE },
-		{ "listen", required_argument, NULL, OPT_LISTEN },
-		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static const char opts[] = ":e:i:r:c:I:F:npdvZ:h";
-	int c, engine = 0, nopromisc = 0;
-
-	/* -F first, so that an error of the options before it is JSON too */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, opts, longopts, NULL)) != -1)
-		if (c == 'F')
-			json_errors = !strcmp(optarg, "json");
-	optind = 0;	/* glibc: start again */
-	while ((c = getopt_long(argc, argv, opts, longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e': add_expr(o, optarg); break;
-		case 'i': o->ifname = optarg; break;
-		case 'r': o->file = optarg; break;
-		case 'c': o->count = parse_long(optarg, "-c", 1, INT_MAX); break;
-		case 'I': o->interval = parse_secs(optarg); break;
-		case 'F': o->format = optarg, o->format_given = 1; break;
-		case 'n': o->numeric = 1; break;
-		case 'p': o->promisc = 0, nopromisc = 1; break;
-		case 'd': o->dump++; break;
-		case 'v': o->verbose = 1; break;
-		case 'Z': o->user = optarg; break;
-		case OPT_TOP: o->top = parse_long(optarg, "--top", 1, INT_MAX); break;
-		case OPT_MAX_KEYS:
-			o->max_keys = parse_long(optarg, "--max-keys", 1, MAPS_DEFAULT_KEYS);
-			break;
-		case OPT_VERSION:
-			printf("ebpfcount %s\n", EBPFCOUNT_VERSION);
-			flush_output();
-			exit(0);
-		case OPT_LIST: list_fields(); flush_output(); exit(0);
-		case OPT_ENGINE:
-			if (strcmp(optarg, "user") && strcmp(optarg, "kernel"))
-				die(EXIT_USAGE, "--engine is user or kernel, not '%s'", optarg);
-			o->kernel_engine = !strcmp(optarg, "kernel");
-			engine = 1;
-			break;
-		case OPT_LISTEN:
-			o->listen = optarg;
-			if (serve_parse(optarg, o->listen_host, sizeof(o->listen_host),
-					o->listen_port, sizeof(o->listen_port)))
-				die(EXIT_USAGE, "--listen wants [ADDR:]PORT, PORT from 1 to 65535 "
-					  "and an IPv6 ADDR in brackets, not '%s'", optarg);
-			break;
-		case OPT_TEXTFILE:
-			if (!*optarg)
-				die(EXIT_USAGE, "--textfile wants a file name");
-			o->textfile = optarg;
-			break;
-		case 'h': usage(stdout); flush_output(); exit(0);
-		case ':':
-			die(EXIT_USAGE, "%s wants a value", option_name(argv, optind));
-		default:
-			die(EXIT_USAGE, "unknown option %s", option_name(argv, optind));
-		}
-	}
-	if (o->nexprs && optind < argc)
-		die(EXIT_USAGE, "%s", "give the expressions with -e, or one as the argument, not both");
-	if (!o->nexprs && optind != argc - 1)
-		die(EXIT_USAGE, "%s", optind == argc ? "no expression given" :
-			    "give the expression as one argument (quote it)");
-	if (!o->nexprs)
-		add_expr(o, argv[optind]);
-	if (o->file && (o->ifname || nopromisc))
-		die(EXIT_USAGE, "%s", o->ifname ? "-r and -i do not go together" :
-			    "-p is for an interface, not -r");
-	if (engine && !o->file)
-		die(EXIT_USAGE, "%s", "--engine is for -r (live mode is always the kernel)");
-	if (o->listen && o->file)
-		die(EXIT_USAGE, "%s", "--listen is for an interface (use --textfile with -r)");
 }
 
 /* A bad expression: say where. */
@@ -505,64 +265,33 @@ static const struct if_counters *if_counters(struct if_counters *c)
 	return health_ifindex && !attach_if_counters(health_ifindex, c) ? c : NULL;
 }
 
-/* Why a readout failed, for final(). */
-static void readout_error(int err, char *buf, size_t size)
-{
-	if (err == -ENOMEM)	/* read, but no room for the keys */
-		snprintf(buf, size, "out of memory for the keys read");
-	else
-		snprintf(buf, size, "cannot read the counters: %s", strerror(-err));
-}
-
-/* Every table's totals since start, as of its last readout: 0 or -ENOMEM. */
-static int totals(struct tables *t, struct interval *iv)
-{
-	int i;
-
-	for (i = 0; i < t->s.n; i++)
-		if (report_final(t->r[i], &iv[i]))
-			return -ENOMEM;
-	return 0;
-}
-
 /*
  * Hand the totals since start to the monitoring (--listen, --textfile):
  * tot (one per table), or those of the last readout.  0, or -1 with why
  * filled.
  */
-static int export_totals(struct tables *t, const struct interval *tot, char *why, size_t size)
+static int export_totals(struct session *s, const struct interval *tot, char *why, size_t size)
 {
 	struct interval iv[MAX_EXPRS];
-	struct if_counters c;
 
 	if (!metrics)
 		return 0;
-	if (!tot && totals(t, iv)) {
+	if (!tot && session_totals(s, iv)) {
 		snprintf(why, size, "out of memory for the totals");
 		return -1;
 	}
-	health.prog_stats = health_prog >= 0 &&
-			    !load_prog_stats(health_prog, &health.runs, &health.run_ns);
-	health.ifname = NULL;
-	if (health_ifindex && !attach_if_counters(health_ifindex, &c)) {
-		health.ifname = health_ifname;
-		health.rx_packets = c.rx_packets;
-		health.rx_bytes = c.rx_bytes;
-		health.rx_dropped = c.rx_dropped;
-		health.tx_packets = c.tx_packets;
-		health.tx_bytes = c.tx_bytes;
-	}
+	metrics_health(&health, health_prog, health_ifindex, health_ifname);
 	return metrics_update(metrics, tot ? tot : iv, &health, tot != NULL, why, size);
 }
 
 /* -v: how the last readout changed expression i's table size (maps.h). */
-static void say_growth(const struct tables *t, int i)
+static void say_growth(const struct session *s, int i)
 {
-	const struct maps *m = &t->s.m[i];
+	const struct maps *m = &s->m[i];
 	char expr[32] = "";
 	char err[256];
 
-	if (t->s.n > 1)
+	if (s->n > 1)
 		snprintf(expr, sizeof(expr), "expression %d: ", i + 1);
 	if (m->grew_to)
 		fprintf(stderr, "ebpfcount: %skey table grown from %u to %u keys\n", expr,
@@ -581,7 +310,7 @@ static void say_growth(const struct tables *t, int i)
  * printed), the view found no memory, or they were not handed to the
  * monitoring.
  */
-static int interval(const struct options *o, struct tables *t, long n, double at, double secs,
+static int interval(const struct options *o, struct session *s, long n, double at, double secs,
 		    char *why, size_t size)
 {
 	double t0 = now(CLOCK_MONOTONIC);
@@ -590,15 +319,15 @@ static int interval(const struct options *o, struct tables *t, long n, double at
 	size_t rows = 0;
 	int i, err = 0;
 
-	for (i = 0; !err && i < t->s.n; i++) {
-		err = report_collect(t->r[i], &t->s.m[i], &iv[i]);
+	err = session_collect(s, iv);
+	if (err) {
+		session_strerror(err, why, size);
+		return -1;
+	}
+	for (i = 0; i < s->n; i++) {
 		iv[i].time = at;
 		iv[i].secs = secs;
 		rows += iv[i].nrows;
-	}
-	if (err) {
-		readout_error(err, why, size);
-		return -1;
 	}
 	health.readout_secs = now(CLOCK_MONOTONIC) - t0;
 	if (view && view_interval(view, iv, if_counters(&c))) {
@@ -613,16 +342,16 @@ static int interval(const struct options *o, struct tables *t, long n, double at
 		fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
 			n, rows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
 	if (o->verbose)
-		for (i = 0; i < t->s.n; i++)
-			say_growth(t, i);
-	return export_totals(t, NULL, why, size);
+		for (i = 0; i < s->n; i++)
+			say_growth(s, i);
+	return export_totals(s, NULL, why, size);
 }
 
 /*
  * The totals since start, at time at, over secs; then, if the counting
  * ended on an error (why), the error: what was counted is printed first.
  */
-static void final(struct tables *t, double at, double secs, const char *why)
+static void final(struct session *s, double at, double secs, const char *why)
 {
 	struct interval iv[MAX_EXPRS];
 	char err[640];
@@ -631,18 +360,16 @@ static void final(struct tables *t, double at, double secs, const char *why)
 	viewing = 0;
 	view_close(view);	/* the totals go below it, as after the lines */
 	view = NULL;
-	if (totals(t, iv))
+	if (session_totals(s, iv))
 		die(EXIT_RUNTIME, "out of memory for the final totals");
-	for (i = 0; i < t->s.n; i++) {
+	for (i = 0; i < s->n; i++) {
 		iv[i].time = at;
 		iv[i].secs = secs;
 	}
 	output_interval(&out, iv);
 	flush_output();
-	if (export_totals(t, iv, err, sizeof(err)) && !why)
+	if (export_totals(s, iv, err, sizeof(err)) && !why)
 		why = err;
-	for (i = 0; i < t->s.n; i++)
-		report_free(t->r[i]);
 	serve_stop(server);
 	metrics_free(metrics);
 	if (why)
@@ -658,15 +385,15 @@ static int maps_reads(void *m)
  * After set-up, the descriptors to the maps are enough: give up the rest.
  * Tables that grow in the kernel get a helper to create them (maps.h).
  */
-static void drop_privileges(const struct options *o, struct tables *t, int kernel)
+static void drop_privileges(const struct options *o, struct session *s, int kernel)
 {
 	char err[512];
 	int i, kept;
 
-	for (i = 0; kernel && i < t->s.n; i++)
-		if (t->s.m[i].grows && maps_helper(o->pw, err, sizeof(err)))
+	for (i = 0; kernel && i < s->n; i++)
+		if (s->m[i].grows && maps_helper(o->pw, err, sizeof(err)))
 			die(EXIT_RUNTIME, "%s", err);
-	if (privs_drop(o->pw, maps_reads, &t->s.m[0], &kept, err, sizeof(err)))
+	if (privs_drop(o->pw, maps_reads, &s->m[0], &kept, err, sizeof(err)))
 		die(EXIT_RUNTIME, "%s", err);
 	if (kept && o->verbose)
 		fprintf(stderr, "ebpfcount: keeping CAP_BPF and CAP_SYS_ADMIN: this kernel wants "
@@ -674,48 +401,39 @@ static void drop_privileges(const struct options *o, struct tables *t, int kerne
 }
 
 /* p's tables and program, in the kernel or the user engine (session.h). */
-static void tables_open(struct tables *t, const struct program *p, int kernel, int verbose)
+static void open_session(struct session *s, const struct program *p, int kernel, int verbose)
 {
 	char err[1024];
 
-	if (session_open(&t->s, p, &(struct session_opts){ .kernel = kernel, .verbose = verbose },
+	if (session_open(s, p, &(struct session_opts){ .kernel = kernel, .verbose = verbose },
 			 err, sizeof(err)))
 		die(EXIT_RUNTIME, "%s", err);
 }
 
-/* The reports; the header, and nothing counted yet for the monitoring. */
-static void report_begin(struct tables *t)
+/* The header, and nothing counted yet for the monitoring. */
+static void report_begin(struct session *s)
 {
 	char why[640];
-	int i;
 
-	for (i = 0; i < t->s.n; i++)
-		if (!(t->r[i] = report_new(&out.x[i].lay)))
-			die(EXIT_RUNTIME, "out of memory");
 	output_begin(&out);
 	flush_output();
-	if (export_totals(t, NULL, why, sizeof(why)))
+	if (export_totals(s, NULL, why, sizeof(why)))
 		die(EXIT_RUNTIME, "%s", why);
 }
 
-/*
- * Within an interval: read the tables that overflowed (or, drain, every
- * table that grows), so that they grow now (report_fold(), report_drain()).
- * 0, or -1 with why filled.
- */
-static int fold(const struct options *o, struct tables *t, int drain, char *why, size_t size)
+/* Within an interval: read the tables to grow (session_fold()).  0, or -1 with why filled. */
+static int fold(const struct options *o, struct session *s, int drain, char *why, size_t size)
 {
-	int i, err = 0;
+	int i, ret = session_fold(s, drain);
 
-	for (i = 0; !err && i < t->s.n; i++) {
-		err = (drain ? report_drain : report_fold)(t->r[i], &t->s.m[i]);
-		if (err > 0 && o->verbose)
-			say_growth(t, i);
-		err = err < 0 ? err : 0;
+	if (ret < 0) {
+		session_strerror(ret, why, size);
+		return -1;
 	}
-	if (err)
-		readout_error(err, why, size);
-	return err ? -1 : 0;
+	for (i = 0; o->verbose && i < s->n; i++)
+		if (ret & 1 << i)
+			say_growth(s, i);
+	return 0;
 }
 
 /* How often, within an interval, overflowing tables are read to grow. */
@@ -724,27 +442,10 @@ static int fold(const struct options *o, struct tables *t, int drain, char *why,
 
 /*
  * A capture file has no time pressure: its tables that grow are drained
- * before they can fill (a record brings one new key at most), so that no
- * key overflows below their largest size; a drained table more than half
- * full grows as at any readout.  The records until then, the entries of
- * the smallest table; 0 if no table grows.
+ * before they can fill (session_drain_every()), so that no key overflows
+ * below their largest size; a drained table more than half full grows as
+ * at any readout.
  */
-static unsigned long drain_every(const struct tables *t)
-{
-	unsigned long every = 0, n;
-	int i;
-
-	for (i = 0; i < t->s.n; i++) {
-		const struct maps *m = &t->s.m[i];
-
-		if (!m->grows || m->table[0] < 0)
-			continue;
-		n = m->size[0] < m->size[1] ? m->size[0] : m->size[1];
-		if (!every || n < every)
-			every = n;
-	}
-	return every;
-}
 
 /*
  * Live: an interval every o->interval seconds of the monotonic clock,
@@ -752,7 +453,7 @@ static unsigned long drain_every(const struct tables *t)
  * index and the socket its program; one that is deleted ends the run
  * after the interval that saw it go.
  */
-static void run(const struct options *o, struct tables *t, unsigned int ifindex)
+static void run(const struct options *o, struct session *s, unsigned int ifindex)
 {
 	double start = now(CLOCK_MONOTONIC), last = start, at;
 	char name[IF_NAMESIZE], why[640] = "";
@@ -760,7 +461,7 @@ static void run(const struct options *o, struct tables *t, unsigned int ifindex)
 	long n;
 
 	counting = 1;
-	report_begin(t);
+	report_begin(s);
 	for (n = 1; !err && !gone && !stop && (!o->count || n <= o->count); n++) {
 		double due = start + n * o->interval, tick;
 
@@ -770,19 +471,19 @@ static void run(const struct options *o, struct tables *t, unsigned int ifindex)
 				if (view_keys(view))
 					stop = 1;	/* q: as SIGINT */
 			} else if (!stop && tick < due) {
-				err = fold(o, t, 0, why, sizeof(why));
+				err = fold(o, s, 0, why, sizeof(why));
 			}
 		}
 		if (err)
 			break;
 		at = now(CLOCK_MONOTONIC);
 		gone = ifindex && !if_indextoname(ifindex, name) && errno == ENXIO;
-		err = interval(o, t, n, now(CLOCK_REALTIME), at - last, why, sizeof(why));
+		err = interval(o, s, n, now(CLOCK_REALTIME), at - last, why, sizeof(why));
 		last = at;
 	}
 	if (gone && !err)
 		snprintf(why, sizeof(why), "interface %s went away", o->ifname);
-	final(t, now(CLOCK_REALTIME), last - start, why[0] ? why : NULL);
+	final(s, now(CLOCK_REALTIME), last - start, why[0] ? why : NULL);
 }
 
 /* --listen, --textfile: the totals of p's counts for the monitoring. */
@@ -806,17 +507,16 @@ static void metrics_begin(const struct options *o, const struct program *p)
  * Intervals n + 1 to n + empty of a file, from time from to time to: it
  * has no record in them.  0, or -1 with why filled.
  */
-static int gap(const struct options *o, struct tables *t, long n, unsigned long long empty,
+static int gap(const struct options *o, struct session *s, long n, unsigned long long empty,
 	       double from, double to, char *why, size_t size)
 {
-	struct interval iv;
-	int i, err = 0;
+	struct interval iv[MAX_EXPRS];
+	int err;
 
 	/* what the first of them would read, nothing new; the rest read nothing */
-	for (i = 0; !err && i < t->s.n; i++)
-		err = report_collect(t->r[i], &t->s.m[i], &iv);
+	err = session_collect(s, iv);
 	if (err) {
-		readout_error(err, why, size);
+		session_strerror(err, why, size);
 		return -1;
 	}
 	output_gap(&out, from, to, empty);
@@ -824,7 +524,7 @@ static int gap(const struct options *o, struct tables *t, long n, unsigned long 
 	if (o->verbose)
 		fprintf(stderr, "ebpfcount: intervals %ld to %llu: no record\n", n + 1,
 			n + empty);
-	return export_totals(t, NULL, why, size);
+	return export_totals(s, NULL, why, size);
 }
 
 /* The end of a file's interval n, in seconds (capture.h). */
@@ -846,7 +546,7 @@ static double file_time(long long start, long long step, long n)
 static void run_file(const struct options *o, struct capture *cap, const struct program *p)
 {
 	long long step = llround(o->interval * 1e9), start = 0, ts, end;
-	struct tables t;
+	struct session t;
 	struct packet skb;
 	char err[512] = "", why[640] = "";
 	unsigned long since = 0, every, taken = 0;
@@ -855,11 +555,11 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	int ret = 0, rerr = 0, failed = 0;
 
 	counting = 1;
-	tables_open(&t, p, o->kernel_engine, o->verbose);
-	health_prog = t.s.prog;
+	open_session(&t, p, o->kernel_engine, o->verbose);
+	health_prog = t.prog;
 	drop_privileges(o, &t, o->kernel_engine);
 	report_begin(&t);
-	every = drain_every(&t);
+	every = session_drain_every(&t);
 	while (!stop && !rerr && !failed &&
 	       (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
 		if (capture_records(cap) == 1)
@@ -886,11 +586,11 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 					   file_time(start, step, last), why, sizeof(why));
 				n = last;
 			}
-			every = drain_every(&t);
+			every = session_drain_every(&t);
 		}
 		if (rerr || (o->count && n == o->count))
 			break;
-		failed = session_run(&t.s, &skb, err, sizeof(err));
+		failed = session_run(&t, &skb, err, sizeof(err));
 		if (failed) {
 			snprintf(why, sizeof(why), "record %lu: %s", capture_records(cap), err);
 			break;
@@ -898,7 +598,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 		if (every && ++since >= every) {
 			since = 0;
 			rerr = fold(o, &t, 1, why, sizeof(why));
-			every = drain_every(&t);	/* the tables may have grown */
+			every = session_drain_every(&t);	/* the tables may have grown */
 		} else if (!every && capture_records(cap) % FOLD_RECORDS == 0) {
 			rerr = fold(o, &t, 0, why, sizeof(why));
 		}
@@ -918,7 +618,7 @@ static void run_file(const struct options *o, struct capture *cap, const struct 
 	if (!rerr && !failed && ret < 0)
 		snprintf(why, sizeof(why), "%s", err);
 	final(&t, file_time(start, step, n), n * o->interval, why[0] ? why : NULL);
-	session_close(&t.s);
+	session_close(&t);
 }
 
 /* -d, -dd: the program, and no counting. */
@@ -969,10 +669,20 @@ int main(int argc, char **argv)
 	struct options o = { .interval = 1, .format = "human", .promisc = 1 };
 	int sock;
 	char ifname[64], err[1024];
-	struct tables t;
+	struct session t;
 	struct program p;
 
-	parse_args(argc, argv, &o);
+	switch (options_parse(argc, argv, &o, err, sizeof(err))) {
+	case OPTIONS_COUNT:
+		break;
+	case OPTIONS_DONE:
+		flush_output();
+		return 0;
+	case OPTIONS_USAGE:
+		json_errors = o.json;
+		die(EXIT_USAGE, "%s", err);
+	}
+	json_errors = o.json;
 	catch_signals();
 	if (o.user && privs_user(o.user, &o.pw, err, sizeof(err)))
 		die(EXIT_RUNTIME, "%s", err);
@@ -998,12 +708,12 @@ int main(int argc, char **argv)
 	out.ifnames = 1;
 	if (o.dump)
 		return dump(&o, &p);
-	tables_open(&t, &p, 1, o.verbose);
-	sock = attach_socket(o.ifname, t.s.prog, o.promisc, err, sizeof(err));
+	open_session(&t, &p, 1, o.verbose);
+	sock = attach_socket(o.ifname, t.prog, o.promisc, err, sizeof(err));
 	if (sock < 0)
 		die(EXIT_RUNTIME, "%s", err);
 	metrics_begin(&o, &p);
-	health_prog = t.s.prog;
+	health_prog = t.prog;
 	health_ifindex = attach_ifindex(sock);
 	health_ifname = o.ifname;
 	/* The port before the privileges go (one below 1024 wants one); the
@@ -1020,7 +730,7 @@ int main(int argc, char **argv)
 		die(EXIT_RUNTIME, "%s", err);
 	run(&o, &t, attach_ifindex(sock));
 	close(sock);
-	session_close(&t.s);
+	session_close(&t);
 	program_free(&p);
 	return 0;
 }

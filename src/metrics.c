@@ -9,8 +9,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
+#include "load.h"
 #include "metrics.h"
 #include "output.h"
+
+void metrics_health(struct health *h, int prog, unsigned int ifindex, const char *ifname)
+{
+	struct if_counters c;
+
+	h->prog_stats = prog >= 0 && !load_prog_stats(prog, &h->runs, &h->run_ns);
+	h->ifname = NULL;
+	if (ifindex && !attach_if_counters(ifindex, &c)) {
+		h->ifname = ifname;
+		h->rx_packets = c.rx_packets;
+		h->rx_bytes = c.rx_bytes;
+		h->rx_dropped = c.rx_dropped;
+		h->tx_packets = c.tx_packets;
+		h->tx_bytes = c.tx_bytes;
+	}
+}
 
 /* The totals of one update, copied for the server's thread. */
 struct snapshot {

@@ -27,6 +27,12 @@ struct health {
 	unsigned long long rx_packets, rx_bytes, rx_dropped, tx_packets, tx_bytes;
 };
 
+/*
+ * Gather h's figures of the kernel: program prog's statistics (or -1:
+ * none) and the counters of interface ifindex (0: none), called ifname.
+ */
+void metrics_health(struct health *h, int prog, unsigned int ifindex, const char *ifname);
+
 struct metrics;
 /* One exposition's text, shared by every request that serves it. */
 struct exposition;

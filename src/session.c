@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One program counting: its tables, loaded and run; see session.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,17 +62,26 @@ int session_open(struct session *s, const struct program *p, const struct sessio
 {
 	int fds[MAP_SLOT(MAX_EXPRS, 0)];
 
+	int i;
+
 	memset(s, 0, sizeof(*s));
 	s->prog = -1;
 	if (!o->kernel && !(s->vm = vm_new(o->strict))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (tables(s, p, o, fds, err, errlen) || load(s, p, o, fds, err, errlen)) {
-		session_close(s);
-		return -1;
+	if (tables(s, p, o, fds, err, errlen) || load(s, p, o, fds, err, errlen))
+		goto fail;
+	for (i = 0; i < s->n; i++) {
+		if (!(s->r[i] = report_new(&s->lay[i]))) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
 	}
 	return 0;
+fail:
+	session_close(s);
+	return -1;
 }
 
 int session_run(struct session *s, const struct packet *pkt, char *err, size_t errlen)
@@ -90,12 +100,73 @@ void session_close(struct session *s)
 {
 	int i;
 
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->n; i++) {
+		report_free(s->r[i]);
+		s->r[i] = NULL;
 		maps_close(&s->m[i]);
+	}
 	s->n = 0;
 	if (s->prog >= 0)
 		close(s->prog);
 	s->prog = -1;
 	vm_free(s->vm);
 	s->vm = NULL;
+}
+
+int session_collect(struct session *s, struct interval *iv)
+{
+	int i, err = 0;
+
+	for (i = 0; !err && i < s->n; i++)
+		err = report_collect(s->r[i], &s->m[i], &iv[i]);
+	return err;
+}
+
+int session_fold(struct session *s, int drain)
+{
+	int i, err, changed = 0;
+
+	for (i = 0; i < s->n; i++) {
+		err = (drain ? report_drain : report_fold)(s->r[i], &s->m[i]);
+		if (err < 0)
+			return err;
+		if (err > 0)
+			changed |= 1 << i;
+	}
+	return changed;
+}
+
+int session_totals(struct session *s, struct interval *iv)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (report_final(s->r[i], &iv[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+unsigned long session_drain_every(const struct session *s)
+{
+	unsigned long every = 0, n;
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct maps *m = &s->m[i];
+
+		if (!m->grows || m->table[0] < 0)
+			continue;
+		n = m->size[0] < m->size[1] ? m->size[0] : m->size[1];
+		if (!every || n < every)
+			every = n;
+	}
+	return every;
+}
+
+void session_strerror(int err, char *buf, size_t size)
+{
+	if (err == -ENOMEM)	/* read, but no room for the keys */
+		snprintf(buf, size, "out of memory for the keys read");
+	else
+		snprintf(buf, size, "cannot read the counters: %s", strerror(-err));
 }

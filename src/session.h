@@ -4,13 +4,15 @@
  * fuzzers): each expression's tables, created in the kernel or in the
  * user engine, the program relocated to them and loaded into the same
  * place; then packets run through it (the engine, or the kernel's test
- * run) or, for a live socket, attach.h attaches session.prog.  Errors
- * come back with their cause; nothing here exits.
+ * run) or, for a live socket, attach.h attaches session.prog; and its
+ * reports read the tables, interval by interval (report.h).  Errors come
+ * back with their cause; nothing here exits.
  *
  *	struct session s;
  *	if (session_open(&s, &p, &(struct session_opts){ .kernel = 1 }, err, n))
  *		...
- *	session_run(&s, &pkt, err, n);	(maps.h reads s.m[i])
+ *	session_run(&s, &pkt, err, n);
+ *	session_collect(&s, iv);	(or maps.h reads s.m[i])
  *	session_close(&s);
  */
 #ifndef EBPFCOUNT_SESSION_H
@@ -21,6 +23,7 @@
 #include "compile.h"
 #include "maps.h"
 #include "packet.h"
+#include "report.h"
 
 struct vm;
 
@@ -30,6 +33,7 @@ struct session {
 	struct maps m[MAX_EXPRS];	/* their tables */
 	struct vm *vm;			/* the user engine, or NULL: the kernel */
 	int prog;			/* the kernel's program, or -1 */
+	struct report *r[MAX_EXPRS];	/* their reports (session_collect()) */
 };
 
 struct session_opts {
@@ -46,5 +50,29 @@ int session_open(struct session *s, const struct program *p, const struct sessio
 /* Run the program on one packet, in the engine or by BPF_PROG_TEST_RUN: 0, or -1 with err. */
 int session_run(struct session *s, const struct packet *pkt, char *err, size_t errlen);
 void session_close(struct session *s);
+
+/*
+ * The reports (report.h), one per table; the readouts below use them,
+ * each returning 0 or a negative errno (-ENOMEM: read, but no room for the
+ * keys).
+ */
+/* Read and empty every table: the interval's rows into iv[0..n). */
+int session_collect(struct session *s, struct interval *iv);
+/*
+ * Within an interval: read the tables that overflowed, or (drain) every
+ * table that grows, so that they grow now (report_fold(), report_drain()).
+ * A mask of the tables that changed size (maps.h: grew_to, refused).
+ */
+int session_fold(struct session *s, int drain);
+/* The totals since start, as of the last readout, into iv[0..n). */
+int session_totals(struct session *s, struct interval *iv);
+/*
+ * How many records a capture file may bring before its tables that grow
+ * must be drained (one new key each at most): the entries of the smallest
+ * such table; 0 if none grows.
+ */
+unsigned long session_drain_every(const struct session *s);
+/* A readout error, as a message. */
+void session_strerror(int err, char *buf, size_t size);
 
 #endif

@@ -49,7 +49,7 @@ for r in "${runs[@]}"; do
 		if [ $rc = 0 ] && [ ! -s "$tmp/err" ] && cmp -s "$tmp/out" "$tmp/ref"; then
 			same=$((same + 1))
 		elif [ $rc = 1 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
-		     grep -Eq '^ebpfcount: (.*: )?(out of memory|(malloc: )?Cannot allocate memory)' "$tmp/err"; then
+		     grep -Eq '^(ebpfcount: |\{"error": ")(.*: )?(out of memory|(malloc: )?Cannot allocate memory)' "$tmp/err"; then
 			nomem=$((nomem + 1))
 		else
 			bad="$bad [$i: status $rc, $(head -c 200 "$tmp/err" | tr '\n' '|')]"
