@@ -2,21 +2,19 @@
 /*
  * ebpfcount: count packets per key in the kernel with eBPF.
  *
- *   expressions --parse--> queries --codegen (+ pcap filters via cbpf)-->
- *   one eBPF program --load (verifier)--> on an AF_PACKET socket, counting
- *   in per-CPU maps, a table per expression --report--> per-interval rows
- *   --output--> human/JSON/CSV, Prometheus, the live view
+ *   options.c --> expressions --compile.c--> one eBPF program
+ *   --session.c (maps, verifier or engine)--> on an AF_PACKET socket or a
+ *   capture file's records --loop.c--> per-interval rows --output.c-->
+ *   human/JSON/CSV, Prometheus, the live view
+ *
+ * Here: the set-up of each packet source, the signals, and the one error path.
  */
 #include <errno.h>
-#include <math.h>
-#include <net/if.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "attach.h"
@@ -25,34 +23,33 @@
 #include "disasm.h"
 #include "load.h"
 #include "json.h"
+#include "loop.h"
 #include "maps.h"
 #include "metrics.h"
 #include "options.h"
 #include "output.h"
-#include "parse.h"
 #include "privs.h"
-#include "report.h"
 #include "serve.h"
 #include "session.h"
 #include "view.h"
 
-static struct output out = { .f = NULL };
 static volatile sig_atomic_t stop;
 /* The counting has begun: before, a signal ends us at once. */
 static volatile sig_atomic_t counting;
-/* The live view on a terminal, instead of out's lines; or NULL. */
-static struct view *view;
 /* The view is on the terminal: a second signal would leave it there. */
 static volatile sig_atomic_t viewing;
+/* The signals that end the counting with the totals. */
+static sigset_t stop_signals;
 
-/* The counts for monitoring (--listen, --textfile), else NULL. */
-static struct metrics *metrics;
+static void flush_output(void);
+
+/* The counting: where it goes, when it stops (loop.h). */
+static struct output out = { .f = NULL };
+static struct loop lp = {
+	.out = &out, .viewing = &viewing, .health = { .version = EBPFCOUNT_VERSION },
+	.prog = -1, .stop = &stop, .signals = &stop_signals, .flush = flush_output,
+};
 static struct serve *server;
-static struct health health = { .version = EBPFCOUNT_VERSION };
-
-static int health_prog = -1;		/* the kernel's program, for its statistics */
-static unsigned int health_ifindex;	/* the interface, for its counters, */
-static const char *health_ifname;	/* by the name it was given */
 
 /* Exit statuses, as ebpfcount(8) gives them. */
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -69,8 +66,8 @@ static int json_errors;
 static _Noreturn void fail(int status, const char *msg, const char *expr, int pos)
 {
 	viewing = 0;
-	view_close(view);	/* the message goes below the screen it was on */
-	view = NULL;
+	view_close(lp.view);	/* the message goes below the screen it was on */
+	lp.view = NULL;
 	fflush(stdout);
 	if (json_errors) {
 		struct json j;
@@ -110,9 +107,6 @@ static _Noreturn __attribute__((format(printf, 2, 3))) void die(int status, cons
 	va_end(ap);
 	fail(status, msg, NULL, 0);
 }
-
-/* The signals that end the counting with the totals. */
-static sigset_t stop_signals;
 
 /*
  * During the set-up (a long where clause in libpcap's optimizer, the
@@ -224,158 +218,6 @@ static void compile(const struct options *o, const struct source *src, struct pr
 		fprintf(stderr, "ebpfcount: reading the frame %s\n", program_frame_mode(p));
 }
 
-static double now(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/*
- * Sleep until monotonic time t; early on a signal.  The signals stay
- * blocked from the test of stop to the wait, which unblocks them, so one
- * that comes in between is not slept through.  fd: the view's terminal
- * (or -1); 1 when it has input or another signal came (a resize), before
- * t; a terminal that hangs up stops the counting.
- */
-static int sleep_until(double t, int fd)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	int woke = 0;
-	sigset_t old;
-	double left;
-
-	sigprocmask(SIG_BLOCK, &stop_signals, &old);
-	while (!stop && !woke && (left = t - now(CLOCK_MONOTONIC)) > 0) {
-		struct timespec ts = { .tv_sec = (time_t)left,
-				       .tv_nsec = (long)((left - (time_t)left) * 1e9) };
-
-		woke = ppoll(&pfd, fd >= 0, &ts, &old) && fd >= 0;
-		if (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))
-			stop = 1;
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return woke && !stop;
-}
-
-/* The interface's counters now, in c; NULL if unknown. */
-static const struct if_counters *if_counters(struct if_counters *c)
-{
-	return health_ifindex && !attach_if_counters(health_ifindex, c) ? c : NULL;
-}
-
-/*
- * Hand the totals since start to the monitoring (--listen, --textfile):
- * tot (one per table), or those of the last readout.  0, or -1 with why
- * filled.
- */
-static int export_totals(struct session *s, const struct interval *tot, char *why, size_t size)
-{
-	struct interval iv[MAX_EXPRS];
-
-	if (!metrics)
-		return 0;
-	if (!tot && session_totals(s, iv)) {
-		snprintf(why, size, "out of memory for the totals");
-		return -1;
-	}
-	metrics_health(&health, health_prog, health_ifindex, health_ifname);
-	return metrics_update(metrics, tot ? tot : iv, &health, tot != NULL, why, size);
-}
-
-/* -v: how the last readout changed expression i's table size (maps.h). */
-static void say_growth(const struct session *s, int i)
-{
-	const struct maps *m = &s->m[i];
-	char expr[32] = "";
-	char err[256];
-
-	if (s->n > 1)
-		snprintf(expr, sizeof(expr), "expression %d: ", i + 1);
-	if (m->grew_to)
-		fprintf(stderr, "ebpfcount: %skey table grown from %u to %u keys\n", expr,
-			m->grew_from, m->grew_to);
-	if (m->refused) {
-		maps_strerror("cannot create a bigger key table", -m->refused, err, sizeof(err));
-		fprintf(stderr, "ebpfcount: %s%s; it stays at %u keys\n", expr, err,
-			m->size[m->live]);
-	}
-}
-
-/*
- * Read interval n's counts and print them (or show them in the view): it
- * ended at time t, secs long.
- * 0, or -1 with why filled if the counters could not be read (nothing
- * printed), the view found no memory, or they were not handed to the
- * monitoring.
- */
-static int interval(const struct options *o, struct session *s, long n, double at, double secs,
-		    char *why, size_t size)
-{
-	double t0 = now(CLOCK_MONOTONIC);
-	struct interval iv[MAX_EXPRS];
-	struct if_counters c;
-	size_t rows = 0;
-	int i, err = 0;
-
-	err = session_collect(s, iv);
-	if (err) {
-		session_strerror(err, why, size);
-		return -1;
-	}
-	for (i = 0; i < s->n; i++) {
-		iv[i].time = at;
-		iv[i].secs = secs;
-		rows += iv[i].nrows;
-	}
-	health.readout_secs = now(CLOCK_MONOTONIC) - t0;
-	if (view && view_interval(view, iv, if_counters(&c))) {
-		snprintf(why, size, "out of memory for the view");
-		return -1;
-	}
-	if (!view) {
-		output_interval(&out, iv);
-		flush_output();
-	}
-	if (o->verbose)
-		fprintf(stderr, "ebpfcount: interval %ld: %zu rows read and printed in %.3f ms\n",
-			n, rows, (now(CLOCK_MONOTONIC) - t0) * 1e3);
-	if (o->verbose)
-		for (i = 0; i < s->n; i++)
-			say_growth(s, i);
-	return export_totals(s, NULL, why, size);
-}
-
-/*
- * The totals since start, at time at, over secs; then, if the counting
- * ended on an error (why), the error: what was counted is printed first.
- */
-static void final(struct session *s, double at, double secs, const char *why)
-{
-	struct interval iv[MAX_EXPRS];
-	char err[640];
-	int i;
-
-	viewing = 0;
-	view_close(view);	/* the totals go below it, as after the lines */
-	view = NULL;
-	if (session_totals(s, iv))
-		die(EXIT_RUNTIME, "out of memory for the final totals");
-	for (i = 0; i < s->n; i++) {
-		iv[i].time = at;
-		iv[i].secs = secs;
-	}
-	output_interval(&out, iv);
-	flush_output();
-	if (export_totals(s, iv, err, sizeof(err)) && !why)
-		why = err;
-	serve_stop(server);
-	metrics_free(metrics);
-	if (why)
-		die(EXIT_RUNTIME, "%s", why);
-}
-
 static int maps_reads(void *m)
 {
 	return maps_probe(m);
@@ -410,215 +252,23 @@ static void open_session(struct session *s, const struct program *p, int kernel,
 		die(EXIT_RUNTIME, "%s", err);
 }
 
-/* The header, and nothing counted yet for the monitoring. */
-static void report_begin(struct session *s)
-{
-	char why[640];
-
-	output_begin(&out);
-	flush_output();
-	if (export_totals(s, NULL, why, sizeof(why)))
-		die(EXIT_RUNTIME, "%s", why);
-}
-
-/* Within an interval: read the tables to grow (session_fold()).  0, or -1 with why filled. */
-static int fold(const struct options *o, struct session *s, int drain, char *why, size_t size)
-{
-	int i, ret = session_fold(s, drain);
-
-	if (ret < 0) {
-		session_strerror(ret, why, size);
-		return -1;
-	}
-	for (i = 0; o->verbose && i < s->n; i++)
-		if (ret & 1 << i)
-			say_growth(s, i);
-	return 0;
-}
-
-/* How often, within an interval, overflowing tables are read to grow. */
-#define FOLD_SECS 1.0
-#define FOLD_RECORDS 4096
-
-/*
- * A capture file has no time pressure: its tables that grow are drained
- * before they can fill (session_drain_every()), so that no key overflows
- * below their largest size; a drained table more than half full grows as
- * at any readout.
- */
-
-/*
- * Live: an interval every o->interval seconds of the monotonic clock,
- * on interface ifindex.  An interface that goes down and up keeps its
- * index and the socket its program; one that is deleted ends the run
- * after the interval that saw it go.
- */
-static void run(const struct options *o, struct session *s, unsigned int ifindex)
-{
-	double start = now(CLOCK_MONOTONIC), last = start, at;
-	char name[IF_NAMESIZE], why[640] = "";
-	int err = 0, gone = 0;
-	long n;
-
-	counting = 1;
-	report_begin(s);
-	for (n = 1; !err && !gone && !stop && (!o->count || n <= o->count); n++) {
-		double due = start + n * o->interval, tick;
-
-		while (!err && !stop && (at = now(CLOCK_MONOTONIC)) < due) {
-			tick = at + FOLD_SECS < due ? at + FOLD_SECS : due;
-			if (sleep_until(tick, view ? view_fd(view) : -1)) {
-				if (view_keys(view))
-					stop = 1;	/* q: as SIGINT */
-			} else if (!stop && tick < due) {
-				err = fold(o, s, 0, why, sizeof(why));
-			}
-		}
-		if (err)
-			break;
-		at = now(CLOCK_MONOTONIC);
-		gone = ifindex && !if_indextoname(ifindex, name) && errno == ENXIO;
-		err = interval(o, s, n, now(CLOCK_REALTIME), at - last, why, sizeof(why));
-		last = at;
-	}
-	if (gone && !err)
-		snprintf(why, sizeof(why), "interface %s went away", o->ifname);
-	final(s, now(CLOCK_REALTIME), last - start, why[0] ? why : NULL);
-}
-
 /* --listen, --textfile: the totals of p's counts for the monitoring. */
 static void metrics_begin(const struct options *o, const struct program *p)
 {
 	if (!o->listen && !o->textfile)
 		return;
-	metrics = metrics_new(p->x, p->nx, o->textfile, o->listen != NULL);
-	if (!metrics)
+	lp.metrics = metrics_new(p->x, p->nx, o->textfile, o->listen != NULL);
+	if (!lp.metrics)
 		die(EXIT_RUNTIME, "out of memory");
 }
 
-/*
- * A capture file's run of this many empty intervals or more (a time with
- * no record) is one line, read out and handed to the monitoring once: two
- * records 10 years apart are not 315 M lines.
- */
-#define FILE_GAP 3
-
-/*
- * Intervals n + 1 to n + empty of a file, from time from to time to: it
- * has no record in them.  0, or -1 with why filled.
- */
-static int gap(const struct options *o, struct session *s, long n, unsigned long long empty,
-	       double from, double to, char *why, size_t size)
+/* The loop has printed the totals (or could not): the monitoring ends, then an error ends us. */
+static void counted(int ret, const char *why)
 {
-	struct interval iv[MAX_EXPRS];
-	int err;
-
-	/* what the first of them would read, nothing new; the rest read nothing */
-	err = session_collect(s, iv);
-	if (err) {
-		session_strerror(err, why, size);
-		return -1;
-	}
-	output_gap(&out, from, to, empty);
-	flush_output();
-	if (o->verbose)
-		fprintf(stderr, "ebpfcount: intervals %ld to %llu: no record\n", n + 1,
-			n + empty);
-	return export_totals(s, NULL, why, size);
-}
-
-/* The end of a file's interval n, in seconds (capture.h). */
-static double file_time(long long start, long long step, long n)
-{
-	long long end = start;
-
-	/* in range for the interval of every record run_file() takes */
-	capture_interval_end(start, step, n, &end);
-	return end / 1e9;
-}
-
-/*
- * A capture file, by capture time: the first interval starts at the first
- * record; a record that goes back in time counts in the current interval.
- * A read error ends the file: what was read is reported, then the error;
- * so does a record whose interval would end past the largest time.
- */
-static void run_file(const struct options *o, struct capture *cap, const struct program *p)
-{
-	long long step = llround(o->interval * 1e9), start = 0, ts, end;
-	struct session t;
-	struct packet skb;
-	char err[512] = "", why[640] = "";
-	unsigned long since = 0, every, taken = 0;
-	unsigned long long due, last, empty;
-	long n = 0;
-	int ret = 0, rerr = 0, failed = 0;
-
-	counting = 1;
-	open_session(&t, p, o->kernel_engine, o->verbose);
-	health_prog = t.prog;
-	drop_privileges(o, &t, o->kernel_engine);
-	report_begin(&t);
-	every = session_drain_every(&t);
-	while (!stop && !rerr && !failed &&
-	       (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
-		if (capture_records(cap) == 1)
-			start = ts;
-		/* the intervals that ended by ts, and the end of its own */
-		due = capture_intervals(start, step, ts);
-		if (capture_interval_end(start, step, due + 1, &end)) {
-			capture_time_error(cap, capture_records(cap), err, sizeof(err));
-			ret = -1;
-			break;
-		}
-		taken++;
-		/* the last interval to print now; after the first, all empty */
-		last = o->count && (unsigned long long)o->count < due ? (unsigned long long)o->count
-								     : due;
-		while (!stop && !rerr && (unsigned long long)n < last) {
-			n++;
-			since = 0;	/* the readout drained the tables */
-			rerr = interval(o, &t, n, file_time(start, step, n), o->interval,
-					why, sizeof(why));
-			empty = last - n;
-			if (!rerr && empty >= FILE_GAP) {
-				rerr = gap(o, &t, n, empty, file_time(start, step, n),
-					   file_time(start, step, last), why, sizeof(why));
-				n = last;
-			}
-			every = session_drain_every(&t);
-		}
-		if (rerr || (o->count && n == o->count))
-			break;
-		failed = session_run(&t, &skb, err, sizeof(err));
-		if (failed) {
-			snprintf(why, sizeof(why), "record %lu: %s", capture_records(cap), err);
-			break;
-		}
-		if (every && ++since >= every) {
-			since = 0;
-			rerr = fold(o, &t, 1, why, sizeof(why));
-			every = session_drain_every(&t);	/* the tables may have grown */
-		} else if (!every && capture_records(cap) % FOLD_RECORDS == 0) {
-			rerr = fold(o, &t, 0, why, sizeof(why));
-		}
-	}
-	if (stop)
-		ret = 0;	/* a record cut short by the signal is no error */
-	if (ret < 0 && !taken)
-		die(EXIT_RUNTIME, "%s", err);		/* as tcpdump: nothing read, nothing printed */
-	if (!rerr && taken && (!o->count || n < o->count)) {
-		n++;
-		rerr = interval(o, &t, n, file_time(start, step, n), o->interval, why,
-				sizeof(why));
-	}
-	/* What was counted, then why the counting stopped. */
-	if (rerr && ret < 0)
-		fprintf(stderr, "ebpfcount: %s\n", err);
-	if (!rerr && !failed && ret < 0)
-		snprintf(why, sizeof(why), "%s", err);
-	final(&t, file_time(start, step, n), n * o->interval, why[0] ? why : NULL);
-	session_close(&t);
+	serve_stop(server);
+	metrics_free(lp.metrics);
+	if (ret)
+		die(EXIT_RUNTIME, "%s", why);
 }
 
 /* -d, -dd: the program, and no counting. */
@@ -633,8 +283,9 @@ static int dump(const struct options *o, const struct program *p)
 static int count_file(const struct options *o)
 {
 	struct capture *cap;
+	struct session s;
 	struct program p;
-	char err[512];
+	char err[512], why[1024];
 	int i, j;
 
 	cap = capture_open(o->file, err, sizeof(err));
@@ -658,7 +309,12 @@ static int count_file(const struct options *o)
 			capture_linktype(cap), o->kernel_engine ? "the kernel (BPF_PROG_TEST_RUN)" :
 			"the user engine");
 	metrics_begin(o, &p);
-	run_file(o, cap, &p);
+	counting = 1;
+	open_session(&s, &p, o->kernel_engine, o->verbose);
+	lp.prog = s.prog;
+	drop_privileges(o, &s, o->kernel_engine);
+	counted(loop_file(&lp, &s, cap, why, sizeof(why)), why);
+	session_close(&s);
 	capture_close(cap);
 	program_free(&p);
 	return 0;
@@ -667,8 +323,9 @@ static int count_file(const struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = { .interval = 1, .format = "human", .promisc = 1 };
+	struct if_counters c;
 	int sock;
-	char ifname[64], err[1024];
+	char ifname[64], err[1024], why[1024];
 	struct session t;
 	struct program p;
 
@@ -683,6 +340,9 @@ int main(int argc, char **argv)
 		die(EXIT_USAGE, "%s", err);
 	}
 	json_errors = o.json;
+	lp.count = o.count;
+	lp.interval = o.interval;
+	lp.verbose = o.verbose;
 	catch_signals();
 	if (o.user && privs_user(o.user, &o.pw, err, sizeof(err)))
 		die(EXIT_RUNTIME, "%s", err);
@@ -713,9 +373,9 @@ int main(int argc, char **argv)
 	if (sock < 0)
 		die(EXIT_RUNTIME, "%s", err);
 	metrics_begin(&o, &p);
-	health_prog = t.prog;
-	health_ifindex = attach_ifindex(sock);
-	health_ifname = o.ifname;
+	lp.prog = t.prog;
+	lp.ifindex = attach_ifindex(sock);
+	lp.ifname = o.ifname;
 	/* The port before the privileges go (one below 1024 wants one); the
 	 * server's thread after, as the privileges are per thread. */
 	if (o.listen && !(server = serve_listen(o.listen_host, o.listen_port, err, sizeof(err))))
@@ -724,11 +384,13 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* A person at a terminal gets the live view, unless -c or -F asks for lines. */
 	if (!o.count && !o.format_given && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
-		view = view_open(&out, o.ifname, if_counters(&(struct if_counters){ 0 }));
-	viewing = view != NULL;
-	if (server && serve_start(server, metrics, err, sizeof(err)))
+		lp.view = view_open(&out, o.ifname,
+				    attach_if_counters(lp.ifindex, &c) ? NULL : &c);
+	viewing = lp.view != NULL;
+	if (server && serve_start(server, lp.metrics, err, sizeof(err)))
 		die(EXIT_RUNTIME, "%s", err);
-	run(&o, &t, attach_ifindex(sock));
+	counting = 1;
+	counted(loop_live(&lp, &t, why, sizeof(why)), why);
 	close(sock);
 	session_close(&t);
 	program_free(&p);
