@@ -165,6 +165,10 @@ int load_test_run(int prog_fd, const struct packet *skb, char *err, size_t errle
 		maps_strerror("BPF_PROG_TEST_RUN", saved, err, errlen);
 		return -saved;
 	}
+	if (opts.retval) {	/* it would have queued the packet to the socket */
+		snprintf(err, errlen, "the program returned %u, not 0", opts.retval);
+		return -EINVAL;
+	}
 	return 0;
 }
 int load_prog_stats(int prog_fd, unsigned long long *runs, unsigned long long *ns)

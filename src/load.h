@@ -43,7 +43,7 @@ struct packet;
  * give skb->pkt_type (host, multicast or other host; the test run cannot
  * make a packet outgoing or broadcast).  A frame longer than a test run
  * takes is cut, and the rest counted in cb[0] (frame.h).  Returns 0, or
- * -errno with err filled.
+ * -errno with err filled (-EINVAL: the program returned other than 0).
  */
 int load_test_run(int prog_fd, const struct packet *skb, char *err, size_t errlen);
 

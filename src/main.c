@@ -324,6 +324,7 @@ int main(int argc, char **argv)
 {
 	struct options o = { .interval = 1, .format = "human", .promisc = 1 };
 	struct if_counters c;
+	struct source src;
 	int sock;
 	char ifname[64], err[1024], why[1024];
 	struct session t;
@@ -360,9 +361,9 @@ int main(int argc, char **argv)
 			die(EXIT_RUNTIME, "%s", err);
 		o.ifname = ifname;
 	}
-	compile(&o, &(struct source){ .ifname = o.ifname,
-				      .cooked = o.ifname && !strcmp(o.ifname, "any"),
-				      .loopback = o.ifname ? attach_loopback(o.ifname) : 0 }, &p);
+	src = (struct source){ .ifname = o.ifname, .cooked = o.ifname && !strcmp(o.ifname, "any"),
+			       .loopback = o.ifname ? attach_loopback(o.ifname) : 0 };
+	compile(&o, &src, &p);
 	out.x = p.x;
 	out.nx = p.nx;
 	out.ifnames = 1;
@@ -384,7 +385,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* A person at a terminal gets the live view, unless -c or -F asks for lines. */
 	if (!o.count && !o.format_given && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
-		lp.view = view_open(&out, o.ifname,
+		lp.view = view_open(&out, o.ifname, src.loopback && !src.cooked,
 				    attach_if_counters(lp.ifindex, &c) ? NULL : &c);
 	viewing = lp.view != NULL;
 	if (server && serve_start(server, lp.metrics, err, sizeof(err)))

@@ -90,10 +90,15 @@ int session_run(struct session *s, const struct packet *pkt, char *err, size_t e
 
 	if (!s->vm)
 		return load_test_run(s->prog, pkt, err, errlen);
-	if (!vm_run(s->vm, pkt, &verdict))
-		return 0;
-	snprintf(err, errlen, "the program failed in the engine: %s", vm_error(s->vm));
-	return -1;
+	if (vm_run(s->vm, pkt, &verdict)) {
+		snprintf(err, errlen, "the program failed in the engine: %s", vm_error(s->vm));
+		return -1;
+	}
+	if (verdict) {		/* a socket would have queued the packet */
+		snprintf(err, errlen, "the program returned %u, not 0", verdict);
+		return -1;
+	}
+	return 0;
 }
 
 void session_close(struct session *s)

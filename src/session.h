@@ -47,7 +47,11 @@ struct session_opts {
 /* 0, or -1 with err filled (and nothing left open). */
 int session_open(struct session *s, const struct program *p, const struct session_opts *o,
 		 char *err, size_t errlen);
-/* Run the program on one packet, in the engine or by BPF_PROG_TEST_RUN: 0, or -1 with err. */
+/*
+ * Run the program on one packet, in the engine or by BPF_PROG_TEST_RUN: 0,
+ * or -1 with err (a fault, or a verdict other than 0: ebpfcount's
+ * programs keep no packet for the socket).
+ */
 int session_run(struct session *s, const struct packet *pkt, char *err, size_t errlen);
 void session_close(struct session *s);
 

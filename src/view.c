@@ -688,7 +688,7 @@ static int tabs_open(struct view *v)
 	return 0;
 }
 
-struct view *view_open(const struct output *o, const char *ifname,
+struct view *view_open(const struct output *o, const char *ifname, int loopback,
 		       const struct if_counters *c)
 {
 	static int registered;
@@ -704,7 +704,7 @@ struct view *view_open(const struct output *o, const char *ifname,
 	if (tabs_open(v))
 		goto free_tabs;
 	v->ifname = ifname;
-	v->loopback = ifname && attach_loopback(ifname) && strcmp(ifname, "any");
+	v->loopback = loopback;
 	if (c)
 		v->have_c = 1, v->c0 = v->c = *c;
 	setlocale(LC_CTYPE, "");

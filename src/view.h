@@ -34,11 +34,12 @@ struct view;
 
 /*
  * Take over the terminal of standard input and output for the rows of o
- * (its expressions, -n, --top), counted on ifname; c: the interface's
- * counters now, or NULL.  NULL if the terminal cannot show it (an unknown
- * TERM, no cursor addressing) or out of memory.
+ * (its expressions, -n, --top), counted on ifname, a loopback (each
+ * packet both received and sent) if loopback; c: the interface's counters
+ * now, or NULL.  NULL if the terminal cannot show it (an unknown TERM, no
+ * cursor addressing) or out of memory.
  */
-struct view *view_open(const struct output *o, const char *ifname,
+struct view *view_open(const struct output *o, const char *ifname, int loopback,
 		       const struct if_counters *c);
 /* The descriptor whose input view_keys() wants to see (standard input). */
 int view_fd(const struct view *v);

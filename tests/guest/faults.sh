@@ -141,7 +141,8 @@ ip link del vc
 retry 20 gone $pid || kill -9 $pid
 wait $pid
 rc=$?
-is "$rc:$(cat /tmp/err)" "1:ebpfcount: interface vc went away" "veth deleted: one line, exit 1"
+is "$rc:$(cat /tmp/err)" '1:{"error": "interface vc went away"}' \
+	"veth deleted: one line (JSON: -F json), exit 1"
 is "$(finals /tmp/out.json):$(final /tmp/out.json total)" "1:40" "veth deleted: final totals, once"
 ip link add link va name va.42 type vlan id 42
 ip link set va.42 up
@@ -152,7 +153,8 @@ ip link del va.42
 retry 20 gone $pid || kill -9 $pid
 wait $pid
 rc=$?
-is "$rc:$(cat /tmp/err)" "1:ebpfcount: interface va.42 went away" "VLAN deleted: one line, exit 1"
+is "$rc:$(cat /tmp/err)" '1:{"error": "interface va.42 went away"}' \
+	"VLAN deleted: one line (JSON), exit 1"
 is "$(finals /tmp/out.json):$(final /tmp/out.json total)" "1:30" "VLAN deleted: final totals, once"
 
 # A reader that stalls for 5 s behind intervals of 1000 rows (more than a
@@ -204,8 +206,8 @@ done
 mkdir -p /tmp/small
 mount -t tmpfs -o size=8k small /tmp/small
 timeout 60 ebpfcount -i va -F json -I 0.02 count >/tmp/small/out 2>/tmp/err
-is "$?:$(cat /tmp/err)" "1:ebpfcount: cannot write the output: No space left on device" \
-	"full file system: one line, exit 1"
+is "$?:$(cat /tmp/err)" '1:{"error": "cannot write the output: No space left on device"}' \
+	"full file system: one line (JSON), exit 1"
 umount /tmp/small
 
 # Faults injected into bpf(2) (tests/preload/bpf_fault.c).  A rejected
@@ -237,8 +239,8 @@ for mk in "" "--max-keys 1000"; do
 	rc=$?
 	diag "interval totals: $(sed -n 's/.*"total": {"packets": \([0-9]*\).*/\1/p' /tmp/out.json |
 		tr '\n' ' '); eth: $(cat /sys/class/net/va/statistics/rx_packets)"
-	is "$rc:$(cat /tmp/err)" "1:ebpfcount: cannot read the counters: Input/output error" \
-		"readout fails${mk:+ ($mk)}: one line, exit 1"
+	is "$rc:$(cat /tmp/err)" '1:{"error": "cannot read the counters: Input/output error"}' \
+		"readout fails${mk:+ ($mk)}: one line (JSON), exit 1"
 	is "$(finals /tmp/out.json):$(final /tmp/out.json total):$(rows /tmp/out.json)" "1:100:100" \
 		"readout fails${mk:+ ($mk)}: final totals with the 100 keys read"
 done

@@ -4,7 +4,8 @@
 
 The host twin of tests/vm/50-count.t, without QEMU: craft -w writes the
 frames, build/unit-san/test_fields (tests/unit/test_fields.c) runs each
-expression's program in ebpf_vm over them, seen as a packet socket sees
+expression's program in the user engine, through the session (as
+ebpfcount -r runs it), over them, seen as a packet socket sees
 them (an outer VLAN tag moved into the skb), and prints the counts as
 ebpfcount's CSV.  tshark decodes the same file; its per-frame field values,
 counted, are what the program must count, row for row, in packets and
@@ -186,7 +187,7 @@ def check(t, pcap, expr, display, ld_abs):
     frames = decoded(pcap, expr, display)
     r, got, trunc, overflow, total = measured(pcap, expr, len(keys_of(expr)), ld_abs=ld_abs)
     name = "'%s'%s" % (expr, " (LD_ABS)" if ld_abs else "")
-    if not t.ok(r.returncode == 0, "%s: runs in ebpf_vm" % name):
+    if not t.ok(r.returncode == 0, "%s: runs in the engine" % name):
         t.diag(r.stderr)
     want = expected(frames)
     t.is_deeply(dict(got), dict(want), "%s: rows equal tshark's (%d frames)" % (name, len(frames)))
@@ -205,7 +206,7 @@ def check_bounded(t, pcap, expr, bound):
     rows = expected(f for f in frames if f[3] in first[:bound])
     spill = [f for f in frames if f[3] not in first[:bound]]
     r, got, _, overflow, total = measured(pcap, expr, len(keys_of(expr)), bound)
-    t.ok(r.returncode == 0, "'%s' in %d keys: runs in ebpf_vm" % (expr, bound))
+    t.ok(r.returncode == 0, "'%s' in %d keys: runs in the engine" % (expr, bound))
     t.is_deeply(dict(got), dict(rows), "'%s' in %d keys: the first keys' rows" % (expr, bound))
     t.is_((overflow, total), ([len(spill), sum(f[2] for f in spill)],
                               [len(frames), sum(f[2] for f in frames)]),

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Guest benchmark of ebpfcount's readout (tests/bench/readout.sh): its own
- * maps and report (linked from src/) on kernel maps filled directly with
- * BPF_MAP_UPDATE_BATCH, next to the bare batch syscalls on the same maps.
- * No program runs and no packet is sent.
+ * Guest benchmark of ebpfcount's readout (tests/bench/readout.sh): its
+ * maps and report, opened by the session (src/session.c) as ebpfcount
+ * opens them, filled directly with BPF_MAP_UPDATE_BATCH, next to the bare
+ * batch syscalls on the same maps.  The program is loaded, never run, and
+ * no packet is sent.
  *
  *   bench_readout idle
  *   bench_readout keys N...
@@ -41,16 +42,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "layout.h"
-#include "maps.h"
+#include "compile.h"
 #include "output.h"
-#include "parse.h"
-#include "report.h"
+#include "session.h"
 
 #define CHUNK 1024
 #define FILL_CHUNK 65536
 
-static struct expr x = { .text = "count by ip.src" };
+/* The default 'count by ip.src', as ebpfcount builds it: its tables come from the session. */
+static const char *expr = "count by ip.src";
+static struct program prog;
 static int ncpus;
 
 static _Noreturn void die(const char *what, int err)
@@ -118,7 +119,7 @@ static void fill(int fd, unsigned int first, unsigned int n)
 {
 	static unsigned char *keys;
 	static struct counter *vals;
-	int ks = x.lay.key_size;
+	int ks = prog.x[0].lay.key_size;
 	unsigned int i, done, k;
 	__u32 count;
 	int c, err;
@@ -138,10 +139,10 @@ static void fill(int fd, unsigned int first, unsigned int n)
 			k = first + done + i;
 			memset(key, 0, ks);
 			key[0] = KEY_PRESENT;
-			key[x.lay.val_off[0]] = 198;
-			key[x.lay.val_off[0] + 1] = k >> 16;
-			key[x.lay.val_off[0] + 2] = k >> 8;
-			key[x.lay.val_off[0] + 3] = k;
+			key[prog.x[0].lay.val_off[0]] = 198;
+			key[prog.x[0].lay.val_off[0] + 1] = k >> 16;
+			key[prog.x[0].lay.val_off[0] + 2] = k >> 8;
+			key[prog.x[0].lay.val_off[0] + 3] = k;
 			for (c = 0; c < ncpus; c++)
 				vals[(size_t)i * ncpus + c] = (struct counter){ c == 0, c == 0 ? 60 : 0 };
 		}
@@ -192,17 +193,17 @@ static unsigned int bare_pass(int fd, int drain)
 	return seen;
 }
 
-static void start(struct maps *m, struct report **r)
+/* The tables and the report, through the session as ebpfcount opens them. */
+static void start(struct session *s, struct maps **m, struct report **r)
 {
-	char err[256];
+	char err[1024];
 
-	if (maps_create(m, &x.lay, maps_kernel(), err, sizeof(err))) {
+	if (session_open(s, &prog, &(struct session_opts){ .kernel = 1 }, err, sizeof(err))) {
 		fprintf(stderr, "bench_readout: %s\n", err);
 		exit(1);
 	}
-	*r = report_new(&x.lay);
-	if (!*r)
-		die("report", ENOMEM);
+	*m = &s->m[0];
+	*r = s->r[0];
 }
 
 static void idle(void)
@@ -210,16 +211,17 @@ static void idle(void)
 	double eb[7], pre[7], old[7], t;
 	struct interval iv;
 	struct report *r;
-	struct maps m;
+	struct session s;
+	struct maps *m;
 	int i, fd1k, fd1m;
 
-	start(&m, &r);
+	start(&s, &m, &r);
 	for (i = 0; i < 2; i++)
-		if (report_collect(r, &m, &iv))
+		if (report_collect(r, m, &iv))
 			die("readout", EIO);
 	for (i = 0; i < 7; i++) {
 		t = now_us();
-		if (report_collect(r, &m, &iv))
+		if (report_collect(r, m, &iv))
 			die("readout", EIO);
 		eb[i] = now_us() - t;
 	}
@@ -238,8 +240,7 @@ static void idle(void)
 		old[i] = now_us() - t;
 	}
 	printf("idle %.1f %.1f %.1f\n", median(eb, 7), median(pre, 7), median(old, 7));
-	report_free(r);
-	maps_close(&m);
+	session_close(&s);
 }
 
 /* Grow the tables as ebpfcount does until n keys fit in the live one. */
@@ -267,18 +268,19 @@ static void keys(unsigned int n)
 	struct output out = { 0 };
 	struct interval iv;
 	struct report *r;
-	struct maps m;
+	struct session s;
+	struct maps *m;
 	unsigned int table = 0;
 	size_t rows = 0;
 
 	for (i = 0; i < runs; i++) {
 		rss = status_kb("VmRSS:");
 		reset_peak();
-		start(&m, &r);
-		grow_to(&m, r, n);
-		fill(m.table[m.live], 0, n);
+		start(&s, &m, &r);
+		grow_to(m, r, n);
+		fill(m->table[m->live], 0, n);
 		t = now_us();
-		if (report_collect(r, &m, &iv))
+		if (report_collect(r, m, &iv))
 			die("readout", EIO);
 		rd[i] = now_us() - t;
 		peak[i] = status_kb("VmHWM:") - rss;
@@ -286,7 +288,7 @@ static void keys(unsigned int n)
 		out.f = fopen("/dev/null", "w");
 		if (!out.f || output_init(&out, "json"))
 			die("output", EINVAL);
-		out.x = &x;
+		out.x = prog.x;
 		out.nx = 1;
 		t = now_us();
 		output_interval(&out, &iv);
@@ -294,37 +296,40 @@ static void keys(unsigned int n)
 		pr[i] = now_us() - t;
 		fclose(out.f);
 		/* the bare syscalls, on the table just drained (not live) */
-		fill(m.table[!m.live], 0, n);
+		fill(m->table[!m->live], 0, n);
 		t = now_us();
-		if (bare_pass(m.table[!m.live], 0) != n)
+		if (bare_pass(m->table[!m->live], 0) != n)
 			die("lookup batch", EIO);
 		lk[i] = now_us() - t;
 		t = now_us();
-		if (bare_pass(m.table[!m.live], 1) != n)
+		if (bare_pass(m->table[!m->live], 1) != n)
 			die("lookup-and-delete batch", EIO);
 		dr[i] = now_us() - t;
-		table = m.size[m.live];
-		report_free(r);
-		maps_close(&m);
+		table = m->size[m->live];
+		session_close(&s);
 	}
 	qsort(peak, runs, sizeof(*peak), cmp_long);
 	printf("keys %u %zu %u %.1f %.1f %.1f %.1f %ld %zu\n", n, rows, table, median(rd, runs),
 	       median(pr, runs), median(lk, runs), median(dr, runs), peak[runs / 2],
-	       x.lay.row_size + sizeof(struct counter));
+	       prog.x[0].lay.row_size + sizeof(struct counter));
 }
 
 int main(int argc, char **argv)
 {
-	struct parse_error perr;
+	struct build_error berr;
 	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ncpus = libbpf_num_possible_cpus();
-	if (argc < 2 || parse_query(x.text, &x.q, &perr)) {
+	if (argc < 2) {
 		fprintf(stderr, "usage: bench_readout idle | keys N...\n");
 		return 2;
 	}
-	layout_query(&x.q, 0, &x.lay);
+	if (program_build(&prog, &expr, 1, &(struct build_opts){ .allowed = FRAME_WINDOW },
+			  &berr)) {
+		fprintf(stderr, "bench_readout: %s\n", berr.msg);
+		return 1;
+	}
 	fill(-1, 0, 0);		/* its buffers, before any RSS is measured */
 	if (!strcmp(argv[1], "idle"))
 		idle();

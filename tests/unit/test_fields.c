@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Generated programs run in ebpf_vm: what they count, without a kernel.
+ * Generated programs run in the user engine, through the session as
+ * ebpfcount -r runs them (src/session.c: the tables, the strict engine, the
+ * reports): what they count, without a kernel.
  *
  * Without arguments, a TAP test on frames built here, of what no decoder
  * can tell: every run returns 0 (nothing is queued to the socket) and
@@ -27,30 +29,30 @@
  */
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-#include "ebpf_vm.c"
 #include "codegen.h"
 #include "compile.h"
 #include "filter.h"
 #include "output.h"
+#include "session.h"
 #include "unit.h"
+#include "vm.h"
 
-#define FD_COUNTS	3
-#define FD_OVERFLOW	4
-#define FD_TABLE	5	/* the live table of a bounded hash */
-#define DEFAULT_KEYS	4096
+#define DEFAULT_KEYS	4096	/* the bound of -m */
 #define FRAME_MAX	2048
 
 #define prog program
 
+/* A program counting in the engine, and what it counted. */
 struct counts {
-	struct row rows[DEFAULT_KEYS + 2 + 1];
-	unsigned char keys[DEFAULT_KEYS + 2 + 1][8 + 16 * MAX_KEYS];
-	struct interval iv;
-	int traps, nonzero;	/* runs that trapped or returned non-zero */
-	char why[256];		/* the first trap */
+	struct session s;
+	struct interval iv;	/* the totals, after collect() */
+	int traps;		/* runs that faulted or returned non-zero */
+	char why[256];		/* the first of them */
 };
 
 /* How the programs compiled next read the frame (root: the window). */
@@ -79,15 +81,14 @@ static unsigned int nonlinear(unsigned int len)
 }
 
 /*
- * Compile expr as ebpfcount does (no interface, max_keys as --max-keys),
- * maps at FD_COUNTS...
+ * Compile expr as ebpfcount does (no interface, max_keys as --max-keys);
+ * slow_only: without its fast paths.
  */
-static int slow_only;	/* build the programs without their fast paths */
+static int slow_only;
 
 static int build(const char *expr, unsigned int max_keys, struct prog *p, char *err,
 		 size_t errlen)
 {
-	const int fds[NR_MAPS] = { [MAP_COUNTS] = FD_COUNTS, [MAP_OVERFLOW] = FD_OVERFLOW };
 	struct build_opts bo = { .allowed = frame_mode, .max_keys = max_keys,
 				 .slow_only = slow_only };
 	struct build_error berr;
@@ -101,35 +102,21 @@ static int build(const char *expr, unsigned int max_keys, struct prog *p, char *
 		snprintf(err, errlen, "%.200s at %d", berr.msg, berr.pos);
 		return -1;
 	}
-	layout_relocate(p->e.insns, p->e.len, fds);
 	return 0;
 }
 
-/* The map that holds the rows: the counts map, or its live table. */
-static int rows_fd(const struct layout *lay)
-{
-	return lay->tables ? FD_TABLE : FD_COUNTS;
-}
-
 /*
- * Fresh maps as maps_create() makes them: an array, a hash (DEFAULT_KEYS
- * entries when unbounded) or the array of maps with its live table.
+ * p's tables and program in a strict engine (EBPF_VM_TRACE=1: every
+ * instruction on stderr), nothing counted yet.
  */
-static int make_maps(const struct layout *lay)
+static int start(const struct prog *p, struct counts *c, char *err, size_t errlen)
 {
-	__u32 zero = 0;
-
-	vm_reset();
-	if (vm_map_add(rows_fd(lay), lay->array ? BPF_MAP_TYPE_PERCPU_ARRAY :
-		       BPF_MAP_TYPE_PERCPU_HASH, lay->key_size, sizeof(struct counter),
-		       lay->max_entries ? (unsigned int)lay->max_entries : DEFAULT_KEYS))
+	memset(c, 0, sizeof(*c));
+	if (session_open(&c->s, p, &(struct session_opts){ .strict = 1 }, err, errlen))
 		return -1;
-	if (lay->tables) {
-		if (vm_map_add(FD_COUNTS, BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 1))
-			return -1;
-		*(__u32 *)vm_map_find(FD_COUNTS, &zero) = vm_handle(FD_TABLE);
-	}
-	return vm_map_add(FD_OVERFLOW, BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(struct counter), 1);
+	if (getenv("EBPF_VM_TRACE"))
+		vm_trace(c->s.vm, stderr);
+	return 0;
 }
 
 /*
@@ -157,61 +144,24 @@ static void to_skb(const unsigned char *frame, unsigned int len, unsigned char *
 		skb->protocol = htons(skb->data[12] << 8 | skb->data[13]);
 }
 
-static void run(const struct prog *p, const struct packet *skb, struct counts *c)
+static void run(struct counts *c, const struct packet *skb)
 {
-	long r = vm_exec(p->e.insns, p->e.len, skb);
+	char err[256];
 
-	if (r == VM_TRAP && !c->traps++)
-		snprintf(c->why, sizeof(c->why), "%.250s", vm_why());
-	else if (r)
-		c->nonzero++;
+	if (session_run(&c->s, skb, err, sizeof(err)) && !c->traps++)
+		snprintf(c->why, sizeof(c->why), "%s", err);
 }
 
-static int cmp_rows(const void *a, const void *b)
+/* The totals, as ebpfcount's final figures give them. */
+static void collect(struct counts *c)
 {
-	const struct row *x = a, *y = b;
+	struct interval iv[1];
 
-	if (x->c.packets != y->c.packets)
-		return x->c.packets < y->c.packets ? 1 : -1;
-	if (x->c.bytes != y->c.bytes)
-		return x->c.bytes < y->c.bytes ? 1 : -1;
-	return memcmp(x->key, y->key, 8 + 16 * MAX_KEYS);
-}
-
-/* The maps as report_final() would give them: rows, overflow, total. */
-static void collect(const struct layout *lay, struct counts *c)
-{
-	struct interval *iv = &c->iv;
-	const struct counter *v;
-	const void *key;
-	void *val;
-	__u32 zero = 0;
-	int i, n = vm_map_count(rows_fd(lay));
-
-	memset(iv, 0, sizeof(*iv));
-	memset(c->keys, 0, sizeof(c->keys));
-	iv->final = 1;
-	iv->rows = c->rows;
-	for (i = 0; i < n && iv->nrows < DEFAULT_KEYS + 2; i++) {
-		unsigned char *k = c->keys[iv->nrows];
-
-		vm_map_entry(rows_fd(lay), i, &key, &val);
-		v = val;
-		if (!v->packets && !v->bytes)
-			continue;
-		if (lay->array)
-			layout_key_from_index(lay, *(const __u32 *)key, k);
-		else
-			memcpy(k, key, lay->key_size);
-		c->rows[iv->nrows++] = (struct row){ k, *v };
-		iv->total.packets += v->packets;
-		iv->total.bytes += v->bytes;
+	if (session_collect(&c->s, iv) || session_totals(&c->s, &c->iv)) {
+		if (!c->traps++)
+			snprintf(c->why, sizeof(c->why), "the readout failed");
+		memset(&c->iv, 0, sizeof(c->iv));
 	}
-	qsort(c->rows, iv->nrows, sizeof(c->rows[0]), cmp_rows);
-	v = vm_map_find(FD_OVERFLOW, &zero);
-	iv->overflow = *v;
-	iv->total.packets += v->packets;
-	iv->total.bytes += v->bytes;
 }
 
 /* The CSV of the final figures, without the time columns. */
@@ -256,7 +206,7 @@ static int helper(const char *file, const char *expr, unsigned int max_keys)
 	pcap_t *pc;
 	int ret;
 
-	if (build(expr, max_keys, &p, err, sizeof(err)) || make_maps(&p.x[0].lay)) {
+	if (build(expr, max_keys, &p, err, sizeof(err)) || start(&p, &c, err, sizeof(err))) {
 		fprintf(stderr, "test_fields: '%s': %s\n", expr, err);
 		return 1;
 	}
@@ -267,19 +217,19 @@ static int helper(const char *file, const char *expr, unsigned int max_keys)
 	}
 	while ((ret = pcap_next_ex(pc, &h, &frame)) == 1) {
 		to_skb(frame, h->caplen, buf, &skb);
-		run(&p, &skb, &c);
+		run(&c, &skb);
 	}
 	pcap_close(pc);
-	if (c.traps || c.nonzero) {
-		fprintf(stderr, "test_fields: %d runs trapped (%s), %d returned non-zero\n",
-			c.traps, c.why, c.nonzero);
+	collect(&c);
+	if (c.traps) {
+		fprintf(stderr, "test_fields: %d runs failed (%s)\n", c.traps, c.why);
 		return 1;
 	}
-	collect(&p.x[0].lay, &c);
 	text = csv(&p, &c);
 	fputs(text, stdout);
 	free(text);
-	emit_free(&p.e);
+	session_close(&c.s);
+	program_free(&p);
 	return ret == PCAP_ERROR_BREAK ? 0 : 1;
 }
 
@@ -422,7 +372,7 @@ static void check_case(const struct tcase *t)
 	int i;
 
 	memset(&c, 0, sizeof(c));
-	if (build(t->expr, t->max_keys, &p, err, sizeof(err)) || make_maps(&p.x[0].lay)) {
+	if (build(t->expr, t->max_keys, &p, err, sizeof(err)) || start(&p, &c, err, sizeof(err))) {
 		unit_ok(0, t->expr);
 		printf("#   %s\n", err);
 		return;
@@ -443,19 +393,20 @@ static void check_case(const struct tcase *t)
 			skb.vlan_tci = f->skb_vlan;
 			skb.vlan_proto = htons(ETH_P_8021Q);
 		}
-		run(&p, &skb, &c);
+		run(&c, &skb);
 	}
 	snprintf(name, sizeof(name), "'%s'%s%s: %d runs return 0, none traps", t->expr,
 		 mode_tag[frame_mode], lin_tag[lin], i);
-	if (!unit_ok(!c.traps && !c.nonzero, name))
-		printf("#   %d traps (%s), %d non-zero\n", c.traps, c.why, c.nonzero);
-	collect(&p.x[0].lay, &c);
+	if (!unit_ok(!c.traps, name))
+		printf("#   %d runs failed (%s)\n", c.traps, c.why);
+	collect(&c);
 	text = csv(&p, &c);
 	snprintf(name, sizeof(name), "'%s'%s%s: counts", t->expr, mode_tag[frame_mode],
 		 lin_tag[lin]);
 	unit_streq(text, t->want, name);
 	free(text);
-	emit_free(&p.e);
+	session_close(&c.s);
+	program_free(&p);
 }
 
 /*
@@ -478,7 +429,7 @@ static void check_every_length(const char *expr, unsigned int max_keys)
 	unsigned int k, len, cut, runs = 0;
 
 	memset(&c, 0, sizeof(c));
-	if (build(expr, max_keys, &p, err, sizeof(err)) || make_maps(&p.x[0].lay)) {
+	if (build(expr, max_keys, &p, err, sizeof(err)) || start(&p, &c, err, sizeof(err))) {
 		unit_ok(0, expr);
 		printf("#   %s\n", err);
 		return;
@@ -490,16 +441,17 @@ static void check_every_length(const char *expr, unsigned int max_keys)
 			skb.data = frame;
 			skb.len = cut;
 			skb.nonlinear = nonlinear(cut);
-			run(&p, &skb, &c);
+			run(&c, &skb);
 		}
 	}
-	collect(&p.x[0].lay, &c);
+	collect(&c);
 	snprintf(name, sizeof(name), "'%s'%s%s%s: each of %u cut frames counted once", expr,
 		 max_keys ? " in 2 keys" : "", mode_tag[frame_mode], lin_tag[lin], runs);
-	if (!unit_ok(!c.traps && !c.nonzero && c.iv.total.packets == runs, name))
-		printf("#   %llu counted, %d traps (%s), %d non-zero\n",
-		       (unsigned long long)c.iv.total.packets, c.traps, c.why, c.nonzero);
-	emit_free(&p.e);
+	if (!unit_ok(!c.traps && c.iv.total.packets == runs, name))
+		printf("#   %llu counted, %d runs failed (%s)\n",
+		       (unsigned long long)c.iv.total.packets, c.traps, c.why);
+	session_close(&c.s);
+	program_free(&p);
 }
 
 static void check_lengths(void)
@@ -551,7 +503,6 @@ static void check_fast_slow(const char *expr, unsigned int seed)
 	struct packet skb;
 	struct prog p[2];
 
-	memset(c, 0, sizeof(c));
 	for (k = 0; k < 2; k++) {
 		slow_only = k;
 		if (build(expr, 0, &p[k], err, sizeof(err))) {
@@ -563,7 +514,11 @@ static void check_fast_slow(const char *expr, unsigned int seed)
 	}
 	slow_only = 0;
 	for (k = 0; k < 2; k++) {
-		make_maps(&p[k].x[0].lay);
+		if (start(&p[k], &c[k], err, sizeof(err))) {
+			unit_ok(0, expr);
+			printf("#   %s\n", err);
+			return;
+		}
 		for (i = 0, r = seed; i < RUNS; i++) {
 			unsigned int len, n;
 
@@ -579,20 +534,22 @@ static void check_fast_slow(const char *expr, unsigned int seed)
 			skb.len = (r >> 16) % 4 ? len : (r >> 8) % (len + 1);
 			r = r * 1103515245 + 12345;
 			skb.nonlinear = frame_mode == FRAME_DIRECT ? (r >> 16) % (skb.len + 1) : 0;
-			run(&p[k], &skb, &c[k]);
+			run(&c[k], &skb);
 		}
-		collect(&p[k].x[0].lay, &c[k]);
+		collect(&c[k]);
 		text[k] = csv(&p[k], &c[k]);
 	}
 	snprintf(name, sizeof(name), "'%s'%s: fast path counts as the slow path, %d frames "
 		 "(seed %u)", expr, mode_tag[frame_mode], RUNS, seed);
 	if (!unit_ok(!c[0].traps && !c[1].traps && !strcmp(text[0], text[1]) &&
 		     p[0].e.len != p[1].e.len, name))
-		printf("#   %d, %d traps; %d and %d insns; with it:\n%s#   without:\n%s",
-		       c[0].traps, c[1].traps, p[0].e.len, p[1].e.len, text[0], text[1]);
+		printf("#   %d, %d runs failed (%s%s); %d and %d insns; with it:\n%s#   without:\n%s",
+		       c[0].traps, c[1].traps, c[0].why, c[1].why, p[0].e.len, p[1].e.len,
+		       text[0], text[1]);
 	for (k = 0; k < 2; k++) {
 		free(text[k]);
-		emit_free(&p[k].e);
+		session_close(&c[k].s);
+		program_free(&p[k]);
 	}
 }
 

@@ -378,7 +378,7 @@ static int child(const struct output *o)
 	struct view *v;
 	int i, j, bad;
 
-	v = test_view_open(o, "eth0", &(struct if_counters){ 0 });
+	v = test_view_open(o, "eth0", 0, &(struct if_counters){ 0 });
 	if (!v)
 		return 10;
 	for (i = 0; i < 300; i++) {
@@ -436,7 +436,7 @@ static int child_tabs(void)
 	struct view *v;
 	size_t i;
 
-	v = test_view_open(&out2, "eth0", &(struct if_counters){ 0 });
+	v = test_view_open(&out2, "eth0", 0, &(struct if_counters){ 0 });
 	if (!v)
 		return 10;
 	for (i = 0; i < 4; i++) {
