@@ -76,7 +76,7 @@ if [ -d "$top/build/bin" ]; then
 fi
 [ -d "$top/build/guest" ] && cp -a "$top/build/guest/." "$stage/"
 cp -a "$top/tests/guest" "$stage/tests/" 2>/dev/null || true
-cp "$top/tests/tap.sh" "$stage/tests/" 2>/dev/null || true
+cp "$top/tests/tap.sh" "$top/tests/cases.txt" "$stage/tests/" 2>/dev/null || true
 
 key=$( (cd "$stage" && find . -type f -o -type l | LC_ALL=C sort | xargs sha256sum) |
 	sha256sum | cut -c1-16)

@@ -5,6 +5,9 @@
     gen_exprs.py --seed S --count N [--ebpfcount PATH]   expressions
     gen_exprs.py --frames                                 the frame mix
 
+The first expressions are the case table's (tests/cases.txt: its count and
+expect lines, each once), then random ones.
+
 Each expression line has five tab-separated columns:
 
     LIVE  OPTS  FL  EXPR  TAGGED
@@ -49,8 +52,12 @@ import collections
 import ipaddress
 import random
 import re
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases  # noqa: E402
 
 # The frame mix the peer sends (tests/progs/craft.c specs).  Destinations
 # are addresses the main guest does not own, so its stack drops them
@@ -317,6 +324,22 @@ class Gen:
         return "%s\t%s\t%d\t%s\t%s" % (live, opts, fl, expr, tagged)
 
 
+def table_lines():
+    """The case table's expressions, as lines: as root, in 1000 keys; the
+    tagged records read through "vlan and (FILTER)"."""
+    t = cases.load()
+    out = []
+    for expr in [e for e, _ in t.EXPRS] + [c.expr for c in t.EXPECT]:
+        head, _, clause = expr.partition(" where ")
+        keys = [k.strip() for k in head.split(" by ", 1)[1].split(",")] if " by " in head else []
+        fl = next((i + 1 for i, k in enumerate(keys) if k == "frame.len"), 0)
+        tagged = "%s where vlan and (%s)" % (head, clause) if clause else head + " where vlan"
+        line = "root\t--max-keys 1000\t%d\t%s\t%s" % (fl, expr, tagged)
+        if line not in out:
+            out.append(line)
+    return out
+
+
 def compiles(ebpfcount, expr):
     """None when ebpfcount -d compiles expr, else its error's first line."""
     r = subprocess.run([ebpfcount, "-d", expr], capture_output=True, text=True)
@@ -370,15 +393,17 @@ def main():
     g = Gen(random.Random(a.seed), fields_of(a.ebpfcount))
     skipped = []
     n = 0
+    seeds = table_lines()
     while n < a.count:
-        line = valid(a.ebpfcount, g.expression(), skipped)
+        line = valid(a.ebpfcount, seeds.pop(0) if seeds else g.expression(), skipped)
         if line:
             print(line)
             n += 1
     reasons = collections.Counter(re.sub(r".*: ", "", e) for e in skipped)
-    print("gen_exprs: seed %d: %d expressions; left out %d whose filter libpcap or ebpfcount "
-          "refuses (%s)"
-          % (a.seed, n, len(skipped), ", ".join("%s: %d" % kv for kv in sorted(reasons.items()))),
+    print("gen_exprs: seed %d: %d expressions, the first %d from tests/cases.txt; left out %d "
+          "whose filter libpcap or ebpfcount refuses (%s)"
+          % (a.seed, n, min(n, len(table_lines())), len(skipped),
+             ", ".join("%s: %d" % kv for kv in sorted(reasons.items()))),
           file=sys.stderr)
     return 0
 

@@ -79,3 +79,24 @@ veth_pair() {
 	ip link set "$peer" name "$2" && ip link set "$1" up && ip link set "$2" up &&
 		retry 10 grep -qx up "/sys/class/net/$1/operstate"
 }
+
+# The case table (tests/cases.txt): case_lines KIND prints its KIND lines
+# without the kind, fields separated by tabs; case_rows EXPR CSV prints the
+# final rows of ebpfcount -n -F csv's output CSV (one expression) as an
+# expect line writes them, sorted, on one line.
+case_lines() { awk -F'\t' -v k="$1" '$1 == k { sub(/^[^\t]*\t/, ""); print }' /tests/cases.txt; }
+case_rows() {
+	k=$(echo "$1" | sed 's/ where .*//' | awk -F' by ' '{ print (NF > 1 ? split($2, a, ",") : 0) }')
+	awk -F, -v k="$k" 'NR > 1 && $3 == "1" {
+		if ($4 == "row") {
+			key = ""
+			for (i = 5; i < 5 + k; i++)
+				key = key (i > 5 ? "," : "") ($i == "" ? "-" : $i)
+			if ($(NF - 2) != "")
+				key = key (k ? "," : "") $(NF - 2)
+			n[key == "" ? "row" : key] += $(NF - 1)
+		} else if ($4 == "total" || ($4 == "overflow" && $(NF - 1) > 0)) {
+			n[$4] += $(NF - 1)
+		}
+	} END { for (x in n) print x "=" n[x] }' "$2" | sort | tr '\n' ' ' | sed 's/ $//'
+}

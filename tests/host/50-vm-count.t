@@ -12,8 +12,9 @@ counted, are what the program must count, row for row, in packets and
 bytes.  Where clauses are checked with a display filter that selects the
 same frames.  The known differences, as in the guest test: VLAN frames are
 4 bytes shorter and their eth.type is the inner one; a key cut off by the
-end of the frame is 'truncated' (the SPECS table says which).  Last, a bounded key table: the
-first keys seen get rows, the others count as overflow.
+end of the frame is 'truncated' (tests/cases.txt says which).  Then a bounded key table: the
+first keys seen get rows, the others count as overflow; last, the table's own
+cases (expect lines), with their counts written out.
 """
 import collections
 import os
@@ -23,81 +24,15 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests"))
+import cases  # noqa: E402
 import tap  # noqa: E402
 from tshark_ref import frame_specs, keys_of, normal  # noqa: E402
 
 CRAFT = os.path.join(TOP, "build/bin/craft")
 HELPERS = [os.path.join(TOP, "build/unit-san/test_fields"),
            os.path.join(TOP, "build/unit/test_fields")]
-SMAC = "52:54:00:12:34:99"
-# keys that a 20-byte IPv4 frame (6 bytes of IP) has cut off
-CUT_IP = ("ip.proto", "ip.src", "ip.dst", "ip.ttl", "tcp.srcport", "tcp.dstport",
-          "tcp.flags", "udp.srcport", "udp.dstport", "icmp.type", "icmp.code")
-
-# (craft spec, keys whose status is "truncated" for it)
-SPECS = [
-    ("udp4,n=7,dport=53", ()),
-    ("udp4,n=5,sport=5353,dport=53,srcrange=5", ()),
-    ("udp4,n=3,dport=7,smac=" + SMAC, ()),
-    ("tcp4,n=6,dport=443,flags=S", ()),
-    ("tcp4,n=4,dport=443,flags=SA,src=198.18.1.7,tos=0xb8", ()),
-    ("tcp4,n=3,dport=22,ipopts=12,flags=PA,len=200", ()),
-    ("tcp4,n=2,sport=443,dport=50000,flags=FA,dst=10.1.2.3,smac=" + SMAC, ()),
-    ("icmp4,n=4,type=8", ()),
-    ("icmp4,n=2,type=3,code=3,ttl=5", ()),
-    ("udp4,n=3,frag=first,dport=4789", ()),
-    ("udp4,n=2,frag=later", ()),
-    ("udp4,n=4,vlan=42,dport=9", ()),
-    ("tcp4,n=2,vlan=7,dport=80", ()),
-    ("udp6,n=5,dport=53", ()),
-    ("udp6,n=2,dport=123,dst=2001:db8:1:2::7,src=fe80::1", ()),
-    ("tcp6,n=3,dport=443,flags=S", ()),
-    ("icmp6,n=4,type=128", ()),
-    ("tcp6,n=2,ext=hop", ()),
-    ("udp6,n=1,ext=dst,vlan=9", ()),
-    ("arp,n=3", ()),
-    ("raw,n=2,etype=0x1234,len=100", ()),
-    ("tcp4,n=2,trunc=20", CUT_IP),
-    # 6 bytes of TCP: the ports are there, the flags are not
-    ("tcp4,n=2,trunc=40", ("tcp.flags",)),
-    # the IPv6 header but 4 bytes: the destination and the UDP header are cut
-    ("udp6,n=1,trunc=50", ("ipv6.dst", "udp.srcport", "udp.dstport")),
-]
-
-# (expression, a display filter selecting the frames its where clause passes)
-EXPRS = [
-    ("count by ip.proto", None),
-    ("count by ip.src/24, tcp.dstport", None),
-    ("count by ip.src, udp.srcport, udp.dstport", None),
-    ("count by vlan.id, ip.proto", None),
-    ("count by ipv6.src/64, ipv6.nxt, icmpv6.type, udp.dstport", None),
-    ("count by tcp.flags, ip.ttl, ip.dsfield.dscp", None),
-    ("count by icmp.type, icmp.code", None),
-    ("count by frame.len, eth.dst", None),
-    ("count by eth.src, eth.type, ip.dst/16, ipv6.dst, tcp.srcport", None),
-    ("count by eth.type, vlan.id, ip.src, ip.dst, ip.proto, ipv6.nxt, tcp.srcport, udp.dstport",
-     None),
-    ("count", None),
-    ("count by ip.proto where tcp port 443", "tcp.port == 443"),
-    ("count by ip.src/24, udp.dstport where udp", "ip.proto == 17 or ipv6.nxt == 17"),
-    ("count by eth.type, vlan.id where not arp", "not arp"),
-    ("count by udp.dstport, tcp.srcport where ether src " + SMAC, "eth.src == " + SMAC),
-    ("count by icmp.type, icmp.code where icmp", "ip.proto == 1"),
-    ("count by ipv6.src/64, ipv6.nxt where ip6", "eth.type == 0x86dd or vlan.etype == 0x86dd"),
-    ("count by tcp.flags where tcp[tcpflags] & tcp-syn != 0",
-     "ip.proto == 6 and tcp.flags.syn == 1"),
-]
-
-# (expression, key table bound)
-BOUNDED = [("count by ip.src, udp.srcport", 3), ("count by ipv6.src, tcp.dstport", 2)]
-
-
-
-
-
-
-
-
+CASES = cases.load()
+SPECS, EXPRS, BOUNDED = CASES.SPECS, CASES.EXPRS, CASES.BOUNDED
 
 
 def tshark(pcap, fields, display=None):
@@ -213,6 +148,18 @@ def check_bounded(t, pcap, expr, bound):
           "'%s' in %d keys: overflow and total" % (expr, bound))
 
 
+def check_expect(t, d, case):
+    """A case of the table's own, with its frames, in the engine."""
+    pcap = os.path.join(d, "case.pcap")
+    subprocess.run([CRAFT, "-q", "-w", pcap] + case.specs, check=True)
+    r = subprocess.run([helper(), pcap, case.expr], capture_output=True, text=True)
+    # the helper's CSV has no time columns: put them back
+    text = "\n".join("0,0,1," + ln for ln in r.stdout.splitlines())
+    if r.returncode:
+        t.diag(r.stderr)
+    cases.check(t, case, cases.csv_rows(text, case.expr), "the unit engine")
+
+
 def main():
     t = tap.Tap()
     if subprocess.run(["sh", "-c", "command -v tshark"], capture_output=True).returncode:
@@ -221,7 +168,7 @@ def main():
     if not os.access(CRAFT, os.X_OK) or not helper():
         print("Bail out! build/bin/craft or build/unit*/test_fields missing: make all unit")
         return 1
-    t.plan(2 * 4 * len(EXPRS) + 3 * len(BOUNDED))
+    t.plan(2 * 4 * len(EXPRS) + 3 * len(BOUNDED) + len(CASES.EXPECT))
     with tempfile.TemporaryDirectory() as d:
         pcap = os.path.join(d, "frames.pcap")
         subprocess.run([CRAFT, "-q", "-w", pcap] + [s for s, _ in SPECS], check=True)
@@ -230,6 +177,8 @@ def main():
                 check(t, pcap, expr, display, ld_abs)
         for expr, bound in BOUNDED:
             check_bounded(t, pcap, expr, bound)
+        for case in CASES.EXPECT:
+            check_expect(t, d, case)
     return t.done()
 
 

@@ -5,8 +5,8 @@
 Nothing here loads BPF or opens a socket: only `ebpfcount -r` (the user
 engine), `craft -w`, tshark, tcpdump -r, editcap and Python run.
 
-The frames are the SPECS of tests/host/50-vm-count.t (read from that file,
-with its EXPRS), written by craft -w, one millisecond apart so that every
+The frames are the frame lines of the case table (tests/cases.txt, with its
+count lines), written by craft -w, one millisecond apart so that every
 record has its own timestamp.  For each expression, the final rows of
 `ebpfcount -r -F csv` and `-F json` must equal tshark's per-frame field
 values counted, as tshark decodes the file itself: a file keeps VLAN tags
@@ -25,11 +25,11 @@ Several expressions in one program (-e ... -e): each expression's final
 rows, overflow and total in JSON and CSV are those it gets alone (which
 equal tshark's), the human table names each; usage errors of -e.
 
-Last, TAGGED: QinQ (keys read through both tags, eth.type after them,
+Then TAGGED: QinQ (keys read through both tags, eth.type after them,
 vlan.id the outer tag's, which tshark calls ieee8021ad.id), a single tag,
-and transport keys behind IPv6 extension headers.
+and transport keys behind IPv6 extension headers.  Last, the case table's
+own cases (expect lines), each on a file of its frames.
 """
-import ast
 import collections
 import csv
 import io
@@ -45,6 +45,7 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests"))
+import cases  # noqa: E402
 import tap  # noqa: E402
 from tshark_ref import frame_specs, keys_of, normal  # noqa: E402
 
@@ -55,19 +56,8 @@ STEP_NS = 1000000               # records 1 ms apart: all in the first interval
 SNAP = 40                       # editcap -s
 
 
-def tables():
-    """SMAC, SPECS and EXPRS of tests/host/50-vm-count.t, without running it."""
-    path = os.path.join(TOP, "tests/host/50-vm-count.t")
-    tree = ast.parse(open(path).read(), path)
-    want = {"SMAC", "CUT_IP", "SPECS", "EXPRS"}
-    body = [n for n in tree.body if isinstance(n, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id in want for t in n.targets)]
-    ns = {}
-    exec(compile(ast.Module(body=body, type_ignores=[]), path, "exec"), ns)
-    return ns["SMAC"], ns["SPECS"], ns["EXPRS"]
-
-
-SMAC, SPECS, EXPRS = tables()
+CASES = cases.load()
+SPECS, EXPRS = CASES.SPECS, CASES.EXPRS
 WHERE_EXPRS = [e for e, _ in EXPRS]
 
 # keys that mean the same in a cooked or raw-IP capture (no Ethernet header)
@@ -883,7 +873,7 @@ def main():
            + len(EXPRS)                     # snapshot length
            + 13 + 3 + 3 + 1 + 1 + 1         # bad input, usage, --top, keys, SIGINT, RSS
            + 2 * len(chunks(WHERE_EXPRS, 8)) + 8  # several expressions, ways to read
-           + len(TAGGED))
+           + len(TAGGED) + len(CASES.EXPECT))
     with tempfile.TemporaryDirectory() as d:
         base = os.path.join(d, "base.pcap")
         craft(base, [s for s, _ in SPECS])
@@ -891,7 +881,7 @@ def main():
         ts_index = {ts: i for i, (ts, _, _) in enumerate(recs)}
         frames = base_frames(base, WHERE_EXPRS + [e for _, _, e in TAGGED])
 
-        # 1. every expression of 50-vm-count.t: CSV and JSON final rows
+        # 1. every count line of the case table: CSV and JSON final rows
         for expr in WHERE_EXPRS:
             count_check(t, base, expr, frames, d, ts_index, "csv")
         alone = {}
@@ -1018,6 +1008,14 @@ def main():
                        enumerate(tshark_decode(path, fields_of([expr])))]
             count_check(t, path, expr, gframes, d, {ts: i for i, (ts, _, _) in enumerate(grecs)},
                         "csv", name="%s: '%s'" % (name, expr))
+        # 5. the case table's own cases, each on a file of its frames
+        for case in CASES.EXPECT:
+            path = os.path.join(d, "case.pcap")
+            craft(path, case.specs)
+            r = ebpfcount(["-r", path, "-n", "-F", "csv", case.expr])
+            if r.returncode or r.stderr:
+                t.diag(r.stderr)
+            cases.check(t, case, cases.csv_rows(r.stdout, case.expr), "-r")
     t.diag("run time %.1f s" % (time.monotonic() - started))
     return t.done()
 

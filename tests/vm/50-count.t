@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Exact counts between two guests.
 
-The peer sends crafted frames (tests/progs/craft.c) with a source MAC of
-their own; ebpfcount on the main guest counts them with several expressions
-at once, each restricted to that MAC by its where clause: one process per
-expression, and one process with all of them in one program (-e ... -e),
-whose rows must be the same.  The same frames,
+The peer sends the case table's frames (tests/cases.txt, those that go
+over a link; tests/progs/craft.c) with a source MAC of their own; ebpfcount
+on the main guest counts them with the table's expressions that have no
+where clause, each restricted to that MAC by its where clause: one process
+per expression, and one process with eight of them in one program (-e ...
+-e), whose rows must be the same.  The table's own cases (expect lines)
+come with a MAC each, which their expressions select, eight to a program;
+their rows must be the table's.  The same frames,
 written to a pcap file on the host, are decoded by tshark: its per-frame
 field values, counted, are what ebpfcount must report, row for row, in
 packets and bytes.  Where ebpfcount knows more than tshark prints (an
@@ -32,6 +35,7 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests"))
+import cases  # noqa: E402
 import tap  # noqa: E402
 from tshark_ref import frame_specs, keys_of, normal, skb_len  # noqa: E402
 
@@ -40,32 +44,11 @@ SMAC = "52:54:00:12:34:99"
 MARK = "52:54:00:12:34:98"
 WHERE = " where ether src " + SMAC
 
-# (craft spec, keys whose status is known to be "truncated" for it)
-SPECS = [
-    ("udp4,n=7,dport=53", ()),
-    ("udp4,n=5,sport=5353,dport=53,srcrange=5", ()),
-    ("tcp4,n=6,dport=443,flags=S", ()),
-    ("tcp4,n=4,dport=443,flags=SA,src=198.18.1.7,tos=0xb8", ()),
-    ("tcp4,n=3,dport=22,ipopts=12,flags=PA,len=200", ()),
-    ("icmp4,n=4,type=8", ()),
-    ("icmp4,n=2,type=3,code=3,ttl=5", ()),
-    ("udp4,n=3,frag=first,dport=4789", ()),
-    ("udp4,n=2,frag=later", ()),
-    ("udp4,n=4,vlan=42,dport=9", ()),
-    ("tcp4,n=2,vlan=7,dport=80", ()),
-    ("udp6,n=5,dport=53", ()),
-    ("tcp6,n=3,dport=443,flags=S", ()),
-    ("icmp6,n=4,type=128", ()),
-    ("tcp6,n=2,ext=hop", ()),
-    ("arp,n=3", ()),
-    # 6 bytes of IPv4: the protocol is unknown, so are all transport fields
-    ("tcp4,n=2,trunc=20", ("ip.proto", "ip.src", "ip.ttl", "tcp.dstport", "tcp.flags",
-                           "udp.srcport", "udp.dstport", "icmp.type", "icmp.code")),
-    # 6 bytes of TCP: the ports are there, the flags are not
-    ("tcp4,n=2,trunc=40", ("tcp.flags",)),
-    # the whole IPv6 header but 4 bytes: UDP, with no UDP header
-    ("udp6,n=1,trunc=50", ("udp.srcport", "udp.dstport")),
-]
+# The case table (tests/cases.txt): its frames that go over a link, its
+# expressions without a where clause (each gets one selecting SMAC), and
+# its own cases.
+CASES = cases.load()
+SPECS = CASES.LINK
 
 # Frames on the veth pair: (bytes in the linear part, craft specs); all
 # but the last two 5000 bytes long, so that the kernel puts the rest of
@@ -98,17 +81,7 @@ def nl_specs():
     return [(s, ()) for _, group in NL_GROUPS for s in nl_group(group)]
 
 
-EXPRS = [
-    "count by ip.proto",
-    "count by ip.src/24, tcp.dstport",
-    "count by ip.src, udp.srcport, udp.dstport",
-    "count by vlan.id, ip.proto",
-    "count by ipv6.src/64, ipv6.nxt, icmpv6.type, udp.dstport",
-    "count by tcp.flags, ip.ttl, ip.dsfield.dscp",
-    "count by icmp.type, icmp.code",
-    "count by frame.len, eth.dst",
-    "count",
-]
+EXPRS = [e for e, display in CASES.EXPRS if " where " not in e]
 
 
 # One program of several expressions (-e): as many as one program takes.
@@ -117,6 +90,23 @@ MULTI = EXPRS[:8]
 
 def specs():
     return [s + ",smac=" + SMAC for s, _ in SPECS]
+
+
+def case_mac(i):
+    return "52:54:00:ca:00:%02x" % i
+
+
+def case_expr(i, case):
+    """A case's expression, selecting its own frames."""
+    e = case.expr
+    if " where " in e:
+        head, clause = e.split(" where ", 1)
+        return "%s where (%s) and ether src %s" % (head, clause, case_mac(i))
+    return "%s where ether src %s" % (e, case_mac(i))
+
+
+def case_specs():
+    return [s + ",smac=" + case_mac(i) for i, c in enumerate(CASES.EXPECT) for s in c.specs]
 
 
 
@@ -134,18 +124,20 @@ def expected(pcap, expr, specs=SPECS):
     fields = [k.split("/")[0] for k in keys]
     cmd = ["tshark", "-r", pcap, "-o", "ip.defragment:FALSE", "-T", "fields",
            "-E", "separator=/t", "-E", "occurrence=f"]
-    for f in fields + ["frame.len"]:
+    for f in fields + ["frame.len", "vlan.etype"]:
         cmd += ["-e", f]
     lines = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()
     rows = collections.defaultdict(lambda: [0, 0])
     for line, si in zip(lines, frame_specs(specs)):
         vals = line.split("\t")
         spec = specs[si][0]
-        nbytes = skb_len(spec, int(vals[-1]))
+        nbytes = skb_len(spec, int(vals[-2]))
         key = []
         for k, v in zip(keys, vals):
             if k == "frame.len":
                 v = str(nbytes)
+            elif k == "eth.type" and "vlan=" in spec:
+                v = vals[-1]  # the kernel moved the tag: the type after it
             key.append(normal(k, v))
         rows[tuple(key)][0] += 1
         rows[tuple(key)][1] += nbytes
@@ -238,6 +230,13 @@ def guest_script():
     lines.append("ebpfcount -i eth0 -F csv --max-keys 4096 %s >/tmp/multi.csv 2>&1 &"
                  % " ".join("-e '%s'" % (e + WHERE) for e in MULTI))
     lines.append("pids=\"$pids $!\"")
+    # the case table's own cases, eight to a program
+    for g in range(0, len(CASES.EXPECT), 8):
+        lines.append("ebpfcount -i eth0 -n -F csv --max-keys 4096 %s >/tmp/cases%d.csv 2>&1 &"
+                     % (" ".join("-e '%s'" % case_expr(i, c) for i, c in
+                                 enumerate(CASES.EXPECT) if g <= i < g + 8), g))
+        lines.append("pids=\"$pids $!\"")
+        lines.append("retry 60 test -s /tmp/cases%d.csv" % g)
     lines += [
         "retry 60 test -s /tmp/vlan.csv",
         "retry 60 test -s /tmp/multi.csv",
@@ -251,18 +250,21 @@ def guest_script():
         lines += ["echo '=== %d'" % i, "cat /tmp/out%d.csv /tmp/err%d" % (i, i)]
     lines += ["echo '=== multi'", "cat /tmp/multi.csv"]
     lines += ["echo '=== vlan'", "cat /tmp/vlan.csv"]
+    for g in range(0, len(CASES.EXPECT), 8):
+        lines += ["echo '=== cases%d'" % g, "cat /tmp/cases%d.csv" % g]
     return "\n".join(lines) + "\n"
 
 
 def peer_command():
-    quoted = " ".join("'%s'" % s for s in specs())
+    quoted = " ".join("'%s'" % s for s in specs() + case_specs())
     return ("until ping -c 1 -W 1 198.18.0.101 >/dev/null 2>&1; do :; done; "
             "craft -i eth0 %s; craft -q -i eth0 -c 3 udp4,smac=%s" % (quoted, MARK))
 
 
 def main():
     t = tap.Tap()
-    t.plan(2 * len(EXPRS) + 2 * len(MULTI) + 2 + len(NL_MODES) * (len(MULTI) + 1))
+    t.plan(2 * len(EXPRS) + 2 * len(MULTI) + 2 + len(NL_MODES) * (len(MULTI) + 1)
+           + len(CASES.EXPECT))
     with tempfile.TemporaryDirectory() as d:
         pcap = os.path.join(d, "frames.pcap")
         nl_pcap = os.path.join(d, "nonlinear.pcap")
@@ -301,6 +303,9 @@ def main():
         want = sum(int(o[2:]) for spec, _ in SPECS if "vlan=42" in spec
                    for o in spec.split(",") if o.startswith("n="))
         t.is_(total, [str(want)], "no -i: 'where vlan 42' is compiled for eth0 and matches live")
+        for i, case in enumerate(CASES.EXPECT):
+            text = outputs.get("cases%d" % (i - i % 8), "")
+            cases.check(t, case, cases.csv_rows(text, case.expr, case_expr(i, case)), "live")
         for m in NL_MODES:
             text = outputs.get("nl-" + m, "")
             t.is_(outputs.get("nl-%s-err" % m), "", "headers outside the linear part, "
