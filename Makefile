@@ -13,7 +13,7 @@ SRCS     := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS     := $(SRCS:src/%.c=$(B)/obj/%.o)
 SAN_OBJS := $(SRCS:src/%.c=$(B)/san/%.o)
 UNITS    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
-UNIT_DEPS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.[ch]))
+UNIT_DEPS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.[ch])) tests/tap.h
 PROGS    := $(patsubst tests/progs/%.c,$(B)/bin/%,$(wildcard tests/progs/*.c))
 
 .PHONY: all deps bench-deps fuzz-deps pkg-deps fuzzers fuzz kernel check check-debug unit guest \
@@ -41,9 +41,9 @@ $(B)/obj/main.o $(B)/obj/options.o: $(B)/obj/%.o: src/%.c $(wildcard src/*.h)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DEBPFCOUNT_VERSION='"$(VERSION)"' -c $< -o $@
 
 # Test programs run in the guests; they share headers, not objects.
-$(B)/bin/%: tests/progs/%.c $(wildcard tests/progs/*.h src/*.h)
+$(B)/bin/%: tests/progs/%.c $(wildcard tests/progs/*.h tests/tap.h src/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/progs $< $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) -Itests $< $(LDLIBS) -o $@
 
 # LD_PRELOAD shims for the guest fault tests (build/guest is the guests' /).
 $(B)/guest/usr/lib/ebpfcount/%.so: tests/preload/%.c
@@ -75,10 +75,10 @@ cost: $(B)/bench/cost $(BPF_OBJS) $(B)/bin/craft
 # tests/unit (ebpf_vm.c) are #included by the tests that use them.
 $(B)/unit/%: tests/unit/%.c $(OBJS) $(UNIT_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit $< $(OBJS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) -Itests -Itests/unit $< $(OBJS) $(LDLIBS) -o $@
 $(B)/unit-san/%: tests/unit/%.c $(SAN_OBJS) $(UNIT_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -Itests/unit $< $(SAN_OBJS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(SAN) -Itests -Itests/unit $< $(SAN_OBJS) $(LDLIBS) -o $@
 
 unit: $(UNITS:%=$(B)/unit/%) $(UNITS:%=$(B)/unit-san/%)
 

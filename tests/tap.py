@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""TAP for the Python test drivers (see tests/tap.sh for the shell one)."""
+"""TAP for the Python test drivers (tests/tap.sh for the shell ones, tests/tap.h for C)."""
 
 
 class Tap:

@@ -12,13 +12,7 @@
 #include <linux/bpf.h>
 
 #include "insn.h"
-
-static int n;
-
-static void result(int pass, const char *name)
-{
-	printf("%sok %d - %s\n", pass ? "" : "not ", ++n, name);
-}
+#include "tap.h"
 
 int main(void)
 {
@@ -31,10 +25,9 @@ int main(void)
 	int map, prog, ncpu = libbpf_num_possible_cpus();
 	unsigned int key = 0;
 
-	printf("1..3\n");
 	map = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "smoke", sizeof(key),
 			     sizeof(long long), 16, NULL);
-	result(map >= 0, "create a per-CPU hash map");
+	tap_ok(map >= 0, "create a per-CPU hash map");
 	if (map < 0)
 		printf("# bpf_map_create: %s\n", strerror(errno));
 
@@ -49,12 +42,12 @@ int main(void)
 	};
 	prog = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "smoke", "GPL", insns,
 			     sizeof(insns) / sizeof(insns[0]), &popts);
-	result(prog >= 0, "load a socket filter that looks up the map");
+	tap_ok(prog >= 0, "load a socket filter that looks up the map");
 	if (prog < 0)
 		printf("# bpf_prog_load: %s\n# verifier log:\n%s\n", strerror(errno), log);
 
 	int err = prog >= 0 ? bpf_prog_test_run_opts(prog, &topts) : -1;
-	result(!err && topts.retval == 7, "run it with BPF_PROG_TEST_RUN");
+	tap_ok(!err && topts.retval == 7, "run it with BPF_PROG_TEST_RUN");
 	printf("# possible CPUs: %d\n", ncpu);
-	return n == 3 && map >= 0 && prog >= 0 && !err && topts.retval == 7 ? 0 : 1;
+	return tap_done();
 }

@@ -548,21 +548,21 @@ static void test_type(size_t ti, enum mode m, bool expect_inline)
 	if (unpriv_map)
 		unprivileged(false);
 	if (map_fd < 0) {
-		result(false, "%s/%s: create map", t->name, mn);
+		tap_okf(false, "%s/%s: create map", t->name, mn);
 		return;
 	}
 	errno = 0;
 	prog_fd = m >= JITFAIL ? load_unprivileged(map_fd, hit_key, m == JITFAIL)
 			       : load_count_prog(map_fd, hit_key);
 	if (m == JITFAIL && prog_fd < 0) {
-		result(errno == 524 /* ENOTSUPP */,
+		tap_okf(errno == 524 /* ENOTSUPP */,
 		       "%s/%s: JIT failure rejects the program instead of interpreting it (%s)",
 		       t->name, mn, strerror(errno));
 		jitfail_rejected[ti] = true;
 		close(map_fd);
 		return;
 	}
-	result(prog_fd >= 0, "%s/%s: load lookup+increment program", t->name, mn);
+	tap_okf(prog_fd >= 0, "%s/%s: load lookup+increment program", t->name, mn);
 	if (prog_fd < 0) {
 		close(map_fd);
 		return;
@@ -573,29 +573,29 @@ static void test_type(size_t ti, enum mode m, bool expect_inline)
 	       t->name, mn, x.ncalls, x.ncalls_lookup, t->lookup_fn, x.npercpu,
 	       x.jited_len);
 	if (want_inline && t->array)
-		result(x.nmask == (unpriv_map ? 1 : 0),
+		tap_okf(x.nmask == (unpriv_map ? 1 : 0),
 		       "%s/%s: index masked against Spectre v1 iff the map was made unprivileged",
 		       t->name, mn);
 	if (want_inline)
-		result(x.ok && x.ncalls_lookup == 0 && x.npercpu == 1,
+		tap_okf(x.ok && x.ncalls_lookup == 0 && x.npercpu == 1,
 		       "%s/%s: lookup inlined (no call to %s, one per-CPU insn)",
 		       t->name, mn, t->lookup_fn);
 	else
-		result(x.ok && x.ncalls_lookup == 1 && x.npercpu == 0,
+		tap_okf(x.ok && x.ncalls_lookup == 1 && x.npercpu == 0,
 		       "%s/%s: lookup not inlined (one call to %s or the helper)",
 		       t->name, mn, t->lookup_fn);
 	if (m == JIT || m == UNPRIV) {
-		result(x.jited_len > 0, "%s/%s: program is JITed", t->name, mn);
-		result(x.njit_percpu == jit_want(want_inline ? 1 : 0),
+		tap_okf(x.jited_len > 0, "%s/%s: program is JITed", t->name, mn);
+		tap_okf(x.njit_percpu == jit_want(want_inline ? 1 : 0),
 		       "%s/%s: JITed image holds %d 'add rax, gs:[this_cpu_off]' (want %d)",
 		       t->name, mn, x.njit_percpu, jit_want(want_inline ? 1 : 0));
 	}
 	else
-		result(x.jited_len == 0, "%s/%s: program runs in the interpreter",
+		tap_okf(x.jited_len == 0, "%s/%s: program runs in the interpreter",
 		       t->name, mn);
 
 	have_result[ti][m] = percpu_counts(prog_fd, map_fd, hit_key, results[ti][m]);
-	result(have_result[ti][m],
+	tap_okf(have_result[ti][m],
 	       "%s/%s: each of %d CPUs counted exactly its own packets",
 	       t->name, mn, ncpus_online);
 
@@ -607,7 +607,7 @@ static void test_type(size_t ti, enum mode m, bool expect_inline)
 		ret = 0;
 		pass = miss_fd >= 0 && !run(miss_fd, 10, &ret) && ret == RET_MISS &&
 		       value_unchanged(map_fd, hit_key, results[ti][m]);
-		result(pass, "%s/%s: %s key %u gives NULL (retval %u)", t->name, mn,
+		tap_okf(pass, "%s/%s: %s key %u gives NULL (retval %u)", t->name, mn,
 		       t->array ? "out-of-range" : "missing", miss_keys[i], ret);
 		if (miss_fd >= 0)
 			close(miss_fd);
@@ -645,23 +645,23 @@ static void test_inner_map(enum bpf_map_type type, enum mode m, bool expect_inli
 		bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "outer", 4, 4, 1, &oopts);
 	if (outer < 0 || bpf_map_update_elem(outer, &zero, &inner, BPF_ANY)) {
 		printf("# map-in-map setup: %s\n", strerror(errno));
-		result(false, "%s/%s: setup", name, mn);
+		tap_okf(false, "%s/%s: setup", name, mn);
 		return;
 	}
 	prog_fd = load_inner_prog(outer, key);
-	result(prog_fd >= 0, "%s/%s: load program", name, mn);
+	tap_okf(prog_fd >= 0, "%s/%s: load program", name, mn);
 	if (prog_fd < 0)
 		return;
 	x = inspect(prog_fd, fn);
 	printf("# %s/%s: xlated: %d calls, %d to lookups, %d per-CPU insns\n",
 	       name, mn, x.ncalls, x.ncalls_lookup, x.npercpu);
 	if (want_inline)
-		result(x.ok && x.npercpu == 1 && x.njit_percpu == jit_want(1),
+		tap_okf(x.ok && x.npercpu == 1 && x.njit_percpu == jit_want(1),
 		       "%s/%s: inner lookup inlined (xlated and JITed)", name, mn);
 	else
-		result(x.ok && x.ncalls_lookup >= 1 && x.npercpu == 0,
+		tap_okf(x.ok && x.ncalls_lookup >= 1 && x.npercpu == 0,
 		       "%s/%s: inner lookup not inlined", name, mn);
-	result(percpu_counts(prog_fd, inner, key, counts),
+	tap_okf(percpu_counts(prog_fd, inner, key, counts),
 	       "%s/%s: each CPU counted exactly its own packets", name, mn);
 	close(prog_fd);
 	close(outer);
@@ -831,7 +831,7 @@ static void test_key_size(size_t ti, __u32 key_size, enum kmode m, bool expect_i
 		goto fail;
 
 	x = inspect(hit, t->lookup_fn);
-	result(x.ok && x.npercpu == (want_inline ? 1 : 0) &&
+	tap_okf(x.ok && x.npercpu == (want_inline ? 1 : 0) &&
 	       (m == K_INTERP) == (x.jited_len == 0),
 	       "%s/key %u/%s: lookup %s, %s", t->name, key_size, mn,
 	       want_inline ? "inlined" : "not inlined",
@@ -841,11 +841,11 @@ static void test_key_size(size_t ti, __u32 key_size, enum kmode m, bool expect_i
 		printf("# missing key: retval %u, want %d\n", ret, RET_MISS);
 		pass = false;
 	}
-	result(pass, "%s/key %u/%s: each CPU reads and writes its own value through the pointer; a missing key gives NULL",
+	tap_okf(pass, "%s/key %u/%s: each CPU reads and writes its own value through the pointer; a missing key gives NULL",
 	       t->name, key_size, mn);
 	goto out;
 fail:
-	result(false, "%s/key %u/%s: set-up", t->name, key_size, mn);
+	tap_okf(false, "%s/key %u/%s: set-up", t->name, key_size, mn);
 out:
 	if (hit >= 0)
 		close(hit);
@@ -892,7 +892,7 @@ static void test_key_sizes(bool expect_inline)
 	for (ti = 1; ti < NTYPES; ti++) {	/* the two hash types */
 		__u32 largest = largest_key(types[ti].type);
 
-		result(largest > 32776, "%s: largest key_size accepted: %u",
+		tap_okf(largest > 32776, "%s: largest key_size accepted: %u",
 		       types[ti].name, largest);
 		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			__u32 ks = sizes[i] ? sizes[i] : largest;
@@ -956,18 +956,18 @@ static void test_fallback(size_t ti, bool harden, bool expect_inline)
 	map_fd = create_map(t);
 	prog_fd = map_fd < 0 ? -1 : load_fallback_prog(map_fd, key);
 	write_sysctl(JIT_HARDEN, "0");
-	result(prog_fd >= 0, "%s/subprog/%s: load a program with a subprogram", t->name, mn);
+	tap_okf(prog_fd >= 0, "%s/subprog/%s: load a program with a subprogram", t->name, mn);
 	if (prog_fd < 0)
 		goto out;
 	x = inspect(prog_fd, t->lookup_fn);
 	printf("# %s/subprog/%s: %u xlated insns, %d per-CPU insns, jited %u bytes\n",
 	       t->name, mn, x.xlated_len, x.npercpu, x.jited_len);
-	result(x.ok && x.npercpu == (expect_inline ? 1 : 0) &&
+	tap_okf(x.ok && x.npercpu == (expect_inline ? 1 : 0) &&
 	       harden == (x.jited_len == 0),
 	       "%s/subprog/%s: lookup %s, %s", t->name, mn,
 	       expect_inline ? "inlined" : "not inlined",
 	       harden ? "the subprogram's JIT failed: interpreted" : "JITed");
-	result(percpu_counts(prog_fd, map_fd, key, counts),
+	tap_okf(percpu_counts(prog_fd, map_fd, key, counts),
 	       "%s/subprog/%s: each of %d CPUs counted exactly its own packets",
 	       t->name, mn, ncpus_online);
 	close(prog_fd);
@@ -1021,17 +1021,17 @@ static void test_multi(enum mode m, bool expect_inline)
 	}
 	if (fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0)
 		prog_fd = load_multi_prog(fds, keys, NTYPES);
-	result(prog_fd >= 0, "three maps/%s: load a program with a lookup in each", mode_name[m]);
+	tap_okf(prog_fd >= 0, "three maps/%s: load a program with a lookup in each", mode_name[m]);
 	if (prog_fd >= 0) {
 		x = inspect(prog_fd, types[0].lookup_fn);
-		result(x.ok && x.npercpu == (want_inline ? 3 : 0) &&
+		tap_okf(x.ok && x.npercpu == (want_inline ? 3 : 0) &&
 		       x.njit_percpu == jit_want(want_inline ? 3 : 0),
 		       "three maps/%s: %d of 3 lookups inlined, %d in the JITed image (want %d)",
 		       mode_name[m], x.npercpu, x.njit_percpu, jit_want(want_inline ? 3 : 0));
 		pass = run_pinned(prog_fd);
 		for (ti = 0; ti < NTYPES; ti++)
 			pass = check_slots(fds[ti], keys[ti], counts) && pass;
-		result(pass, "three maps/%s: each CPU counted exactly its own packets in each map",
+		tap_okf(pass, "three maps/%s: each CPU counted exactly its own packets in each map",
 		       mode_name[m]);
 		close(prog_fd);
 	}
@@ -1073,16 +1073,16 @@ static void test_tail_call(size_t ti, enum mode m, bool expect_inline)
 		prog_fd = load_count_prog(map_fd, key);
 	if (prog_fd >= 0 && !bpf_map_update_elem(pa_fd, &slot, &prog_fd, BPF_ANY))
 		caller_fd = load_tail_caller(pa_fd);
-	result(caller_fd >= 0, "%s/tail call/%s: load a program that tail-calls the counter",
+	tap_okf(caller_fd >= 0, "%s/tail call/%s: load a program that tail-calls the counter",
 	       t->name, mode_name[m]);
 	if (caller_fd < 0)
 		goto out;
 	x = inspect(prog_fd, t->lookup_fn);
-	result(x.ok && x.npercpu == (want_inline ? 1 : 0) &&
+	tap_okf(x.ok && x.npercpu == (want_inline ? 1 : 0) &&
 	       x.njit_percpu == jit_want(want_inline ? 1 : 0),
 	       "%s/tail call/%s: the callee's lookup %s", t->name, mode_name[m],
 	       want_inline ? "inlined" : "not inlined");
-	result(percpu_counts(caller_fd, map_fd, key, counts),
+	tap_okf(percpu_counts(caller_fd, map_fd, key, counts),
 	       "%s/tail call/%s: each of %d CPUs counted exactly its own packets",
 	       t->name, mode_name[m], ncpus_online);
 out:
@@ -1157,7 +1157,7 @@ static bool lru_pattern(enum touch how, bool expect_inline, char *hex)
 	if (pass && how == T_JIT) {
 		struct xinfo x = inspect(prog, "htab_lru_percpu_map_lookup_elem");
 
-		result(x.ok && x.npercpu == (expect_inline ? 1 : 0),
+		tap_okf(x.ok && x.npercpu == (expect_inline ? 1 : 0),
 		       "lru order: the JITed lookup is %s", expect_inline ? "inlined" : "not inlined");
 	}
 	for (k = 0; pass && k < LRU_N; k++)
@@ -1195,9 +1195,9 @@ static void test_lru_order(bool expect_inline)
 		ok = lru_pattern(h, expect_inline, hex[h]) && ok;
 		printf("# lru-order %s %s\n", touch_name[h], hex[h]);
 	}
-	result(ok && !strcmp(hex[T_JIT], hex[T_INTERP]),
+	tap_okf(ok && !strcmp(hex[T_JIT], hex[T_INTERP]),
 	       "lru order: the same keys survive with the JITed and the interpreted lookup");
-	result(ok && strcmp(hex[T_NONE], hex[T_JIT]),
+	tap_okf(ok && strcmp(hex[T_NONE], hex[T_JIT]),
 	       "lru order: lookups change which keys survive (the reference bit is set)");
 }
 
@@ -1218,7 +1218,7 @@ static void test_reject_internal(void)
 	vlog[0] = 0;
 	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "pcpu_reject", "GPL",
 			   insns, sizeof(insns) / sizeof(insns[0]), &opts);
-	result(fd < 0 && errno == EINVAL && strstr(vlog, "unknown opcode ef"),
+	tap_okf(fd < 0 && errno == EINVAL && strstr(vlog, "unknown opcode ef"),
 	       "user space cannot load the internal per-CPU opcode 0xef (%s)",
 	       fd < 0 ? strerror(errno) : "loaded!");
 	if (fd >= 0)
@@ -1264,7 +1264,7 @@ int main(int argc, char **argv)
 			       !memcmp(results[ti][0], results[ti][m],
 				       sizeof(results[ti][0][0]) * ncpus_possible);
 		}
-		result(same, "%s: per-CPU values identical with JIT and interpreter",
+		tap_okf(same, "%s: per-CPU values identical with JIT and interpreter",
 		       types[ti].name);
 	}
 	test_inner_map(BPF_MAP_TYPE_PERCPU_ARRAY, JIT, expect_inline);
@@ -1286,6 +1286,6 @@ int main(int argc, char **argv)
 
 	if (old_jit[0])
 		write_sysctl(JIT_ENABLE, old_jit);
-	printf("1..%d\n", n_test);
-	return n_fail ? 1 : 0;
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
 }

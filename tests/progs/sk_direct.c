@@ -362,15 +362,15 @@ static void check_stats(const char *what, __u64 min, bool exact, bool linear)
 		n += snprintf(line + n, sizeof(line) - n, " %s %llu", stat_name[i],
 			      (unsigned long long)s[i]);
 	printf("# %s:%s\n", what, line);
-	result(exact ? s[S_PKTS] == min : s[S_PKTS] >= min, "%s: the filter saw %s%llu packets",
+	tap_okf(exact ? s[S_PKTS] == min : s[S_PKTS] >= min, "%s: the filter saw %s%llu packets",
 	       what, exact ? "" : "at least ", (unsigned long long)min);
-	result(!s[S_TOOLONG] && !s[S_MISMATCH], "%s: window within the packet, bytes equal to "
+	tap_okf(!s[S_TOOLONG] && !s[S_MISMATCH], "%s: window within the packet, bytes equal to "
 	       "bpf_skb_load_bytes()'s", what);
-	result(s[S_CHECKED] + s[S_EMPTY] + s[S_SKIPPED] + s[S_TOOLONG] + s[S_MISMATCH] ==
+	tap_okf(s[S_CHECKED] + s[S_EMPTY] + s[S_SKIPPED] + s[S_TOOLONG] + s[S_MISMATCH] ==
 	       s[S_PKTS] && s[S_LINEAR] + s[S_NONLINEAR] + s[S_TOOLONG] == s[S_PKTS],
 	       "%s: every packet classified", what);
 	if (linear)
-		result(s[S_LINEAR] == s[S_PKTS] && s[S_CHECKED] == s[S_PKTS],
+		tap_okf(s[S_LINEAR] == s[S_PKTS] && s[S_CHECKED] == s[S_PKTS],
 		       "%s: every packet linear, its whole window checked", what);
 }
 
@@ -440,7 +440,7 @@ static void test_udp(const char *mode, int prog, const char *how)
 		got += n == (ssize_t)len && !memcmp(in, out, len);
 	}
 	snprintf(what, sizeof(what), "%s: UDP socket%s", mode, how);
-	result(got == NDGRAMS, "%s: %d of %d datagrams received intact", what, got, NDGRAMS);
+	tap_okf(got == NDGRAMS, "%s: %d of %d datagrams received intact", what, got, NDGRAMS);
 	check_stats(what, NDGRAMS, true, true);
 	close(rx);
 	close(tx);
@@ -492,7 +492,7 @@ static void test_tcp(const char *mode, int prog)
 	}
 	waitpid(pid, &c, 0);
 	snprintf(what, sizeof(what), "%s: TCP socket", mode);
-	result(rcvd == total && !diff && WIFEXITED(c) && !WEXITSTATUS(c),
+	tap_okf(rcvd == total && !diff && WIFEXITED(c) && !WEXITSTATUS(c),
 	       "%s: %zu of %zu bytes received intact", what, rcvd, total);
 	check_stats(what, 1, false, false);
 	close(s);
@@ -537,7 +537,7 @@ static void test_unix(const char *mode, int prog)
 			close(rfd);
 	}
 	snprintf(what, sizeof(what), "%s: AF_UNIX datagrams", mode);
-	result(got == 50, "%s: %d of 50 messages with their descriptor", what, got);
+	tap_okf(got == 50, "%s: %d of 50 messages with their descriptor", what, got);
 	check_stats(what, 50, true, true);
 	close(sv[0]);
 	close(sv[1]);
@@ -623,7 +623,7 @@ static void test_reuseport(const char *mode)
 
 	if (prog < 0) {
 		print_log();
-		result(false, "%s: reuseport picker loads", mode);
+		tap_okf(false, "%s: reuseport picker loads", mode);
 		return;
 	}
 	s[0] = udp_socket(9904, true);
@@ -641,7 +641,7 @@ static void test_reuseport(const char *mode)
 			right += (b & 1) == i;
 			n++;
 		}
-	result(n == 40 && right == 40,
+	tap_okf(n == 40 && right == 40,
 	       "%s: reuseport, data past the UDP header: %d of 40 datagrams on the socket "
 	       "their first byte picked", mode, right);
 	close(s[0]);
@@ -718,7 +718,7 @@ static void test_tun(const char *mode, int prog)
 		       !memcmp(in + 28, out, len);
 	}
 	snprintf(what, sizeof(what), "%s: tun steering program and filter", mode);
-	result(got == NDGRAMS, "%s: %d of %d datagrams read intact from the queue it picked",
+	tap_okf(got == NDGRAMS, "%s: %d of %d datagrams read intact from the queue it picked",
 	       what, got, NDGRAMS);
 	check_stats(what, 2 * NDGRAMS, true, false);
 	close(tx);
@@ -748,12 +748,12 @@ static void test_xt_bpf(const char *mode, int prog)
 	snprintf(cmd, sizeof(cmd), "iptables-legacy -A %s", rule);
 	rc = system(cmd);
 	snprintf(what, sizeof(what), "%s: xt_bpf match in OUTPUT", mode);
-	result(rc == 0, "%s: iptables-legacy adds the rule", what);
+	tap_okf(rc == 0, "%s: iptables-legacy adds the rule", what);
 	if (rc == 0) {
 		lo_datagrams(9909);
 		check_stats(what, NDGRAMS, true, true);
 		snprintf(cmd, sizeof(cmd), "iptables-legacy -D %s", rule);
-		result(system(cmd) == 0, "%s: the rule is deleted", what);
+		tap_okf(system(cmd) == 0, "%s: the rule is deleted", what);
 	}
 	unlink(PINNED);
 }
@@ -835,7 +835,7 @@ static void test_kcm(const char *mode, int parser, const char *peer)
 	s = tcp_connect(peer, KCM_PORT);
 	kcm = socket(AF_KCM, SOCK_DGRAM, KCMPROTO_CONNECTED);
 	if (s < 0 || kcm < 0) {
-		result(false, "%s: a TCP connection to the peer's message source, a KCM socket (%s)",
+		tap_okf(false, "%s: a TCP connection to the peer's message source, a KCM socket (%s)",
 		       what, strerror(errno));
 		return;
 	}
@@ -851,11 +851,11 @@ static void test_kcm(const char *mode, int parser, const char *peer)
 		       recv(kcm, in, sizeof(in), MSG_DONTWAIT) == KCM_MSGLEN &&
 		       !memcmp(in, want, KCM_MSGLEN);
 	}
-	result(got == NDGRAMS, "%s: %d of %d messages of %d bytes from the peer received whole",
+	tap_okf(got == NDGRAMS, "%s: %d of %d messages of %d bytes from the peer received whole",
 	       what, got, NDGRAMS, KCM_MSGLEN);
 	check_stats(what, NDGRAMS, false, false);
 	stats_read(st);
-	result(st[S_CHECKED] > 0, "%s: %llu windows not empty, their bytes checked", what,
+	tap_okf(st[S_CHECKED] > 0, "%s: %llu windows not empty, their bytes checked", what,
 	       (unsigned long long)st[S_CHECKED]);
 	close(kcm);
 	close(s);
@@ -869,16 +869,16 @@ static void test_capbpf(bool series)
 
 	if (fd < 0 && series)
 		print_log();
-	result((fd >= 0) == series, "CAP_BPF without CAP_PERFMON: a read at a constant offset "
+	tap_okf((fd >= 0) == series, "CAP_BPF without CAP_PERFMON: a read at a constant offset "
 	       "is %s", series ? "accepted" : "refused");
 	if (fd >= 0)
 		close(fd);
 	fd = LOAD(BPF_PROG_TYPE_SOCKET_FILTER, sub_insns);
-	result(fd < 0 && errno == EACCES, "CAP_BPF without CAP_PERFMON: data_end - data refused");
+	tap_okf(fd < 0 && errno == EACCES, "CAP_BPF without CAP_PERFMON: data_end - data refused");
 	if (fd >= 0)
 		close(fd);
 	fd = LOAD(BPF_PROG_TYPE_SOCKET_FILTER, varoff_insns);
-	result(fd < 0 && errno == EACCES,
+	tap_okf(fd < 0 && errno == EACCES,
 	       "CAP_BPF without CAP_PERFMON: a variable offset refused");
 	if (fd >= 0)
 		close(fd);
@@ -907,7 +907,7 @@ static void test_unpriv(void)
 	}
 	waitpid(pid, &status, 0);
 	write_sysctl(UNPRIV_SYSCTL, old);
-	result(WIFEXITED(status) && WEXITSTATUS(status) == 1,
+	tap_okf(WIFEXITED(status) && WEXITSTATUS(status) == 1,
 	       "an unprivileged filter may not read data (EACCES)");
 }
 
@@ -923,7 +923,7 @@ static void test_gro(const char *ifname, int prog, const char *cmd)
 	stats_read(st);
 	printf("# %s: exit status %d\n", cmd, rc);
 	check_stats("jit on: AF_PACKET SOCK_RAW on the peer's TCP", 100, false, false);
-	result(st[S_NONLINEAR] > 0, "jit on: %llu nonlinear skbs, their window the linear part",
+	tap_okf(st[S_NONLINEAR] > 0, "jit on: %llu nonlinear skbs, their window the linear part",
 	       (unsigned long long)st[S_NONLINEAR]);
 	close(p);
 }
@@ -951,9 +951,9 @@ static void test_frames(const char *ifname, int prog, unsigned long count,
 	}
 	snprintf(what, sizeof(what), "jit on: AF_PACKET SOCK_RAW on %s, frames with %lu linear bytes",
 		 ifname, linear);
-	result(rc == 0, "%s: the sender exits 0 (%d)", what, rc);
+	tap_okf(rc == 0, "%s: the sender exits 0 (%d)", what, rc);
 	check_stats(what, count, true, false);
-	result(st[S_NONLINEAR] == count && st[S_WINDOW] == count * linear,
+	tap_okf(st[S_NONLINEAR] == count && st[S_WINDOW] == count * linear,
 	       "%s: all %lu nonlinear, their window %llu bytes in all", what, count,
 	       (unsigned long long)st[S_WINDOW]);
 	close(p);
@@ -1012,7 +1012,7 @@ static void test_sctp(const char *mode, int prog, bool checker)
 	snprintf(what, sizeof(what), "%s: SCTP over UDP, %s on the listener", mode,
 		 checker ? "the checker" : "a filter that reads nothing");
 	if (access(SCTP_UDP_PORT, W_OK)) {
-		result(false, "%s: %s is there (CONFIG_IP_SCTP)", what, SCTP_UDP_PORT);
+		tap_okf(false, "%s: %s is there (CONFIG_IP_SCTP)", what, SCTP_UDP_PORT);
 		return;
 	}
 	/* sockets copy both at creation */
@@ -1036,11 +1036,11 @@ static void test_sctp(const char *mode, int prog, bool checker)
 	    (s = accept(l, NULL, NULL)) >= 0 &&
 	    !setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
 		got = recv(s, buf, sizeof(buf), 0) == 8 && !memcmp(buf, "over udp", 8);
-	result(up && got, "%s: the association comes up, its message arrives", what);
+	tap_okf(up && got, "%s: the association comes up, its message arrives", what);
 	udp = udp_in_datagrams() - udp;
 	if (s < 0 || getsockopt(s, IPPROTO_SCTP, SCTP_REMOTE_UDP_ENCAPS_PORT, &encap, &len))
 		encap.sue_port = 0;
-	result(encap.sue_port == htons(9899) && udp >= 4,
+	tap_okf(encap.sue_port == htons(9899) && udp >= 4,
 	       "%s: over UDP, the listener's side answering to port %u (%llu datagrams)", what,
 	       ntohs(encap.sue_port), udp);
 	if (checker)
@@ -1073,14 +1073,14 @@ static void test_capbpf_child(bool series)
 			die("capset");
 		test_capbpf(series);
 		fflush(stdout);
-		_exit(n_fail);
+		_exit(tap_failed);
 	}
 	waitpid(pid, &status, 0);
-	n_test += 3;
+	tap_n += 3;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		n_fail++;
+		tap_failed++;
 		if (!WIFEXITED(status))
-			result(false, "the CAP_BPF child exits");
+			tap_okf(false, "the CAP_BPF child exits");
 	}
 }
 
@@ -1135,10 +1135,10 @@ int main(int argc, char **argv)
 	fd = LOAD(BPF_PROG_TYPE_SOCKET_FILTER, probe_insns);
 	if (fd < 0 && series)
 		print_log();
-	result((fd >= 0) == series, "a root filter's read of data is %s",
+	tap_okf((fd >= 0) == series, "a root filter's read of data is %s",
 	       series ? "accepted" : "refused");
 	if (fd < 0 && !series)
-		result(errno == EACCES, "refused as an invalid context access (EACCES)");
+		tap_okf(errno == EACCES, "refused as an invalid context access (EACCES)");
 	if (fd >= 0)
 		close(fd);
 	test_unpriv();
@@ -1149,8 +1149,8 @@ int main(int argc, char **argv)
 	test_sctp("jit on", accept_all, false);
 	close(accept_all);
 	if (!series) {
-		printf("1..%d\n", n_test);
-		return n_fail ? 1 : 0;
+		printf("1..%d\n", tap_n);
+		return tap_failed ? 1 : 0;
 	}
 
 	stats_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "sk_direct", 4, 8 * NR_STATS, 1, NULL);
@@ -1171,7 +1171,7 @@ int main(int argc, char **argv)
 		if (checker < 0 || kcm_parser < 0 || tail < 0) {
 			printf("# %s\n", strerror(errno));
 			print_log();
-			result(false, "%s: the checker and the tail-calling root load", mode);
+			tap_okf(false, "%s: the checker and the tail-calling root load", mode);
 			close(jmp);
 			continue;
 		}
@@ -1203,8 +1203,8 @@ int main(int argc, char **argv)
 	}
 	write_sysctl(JIT_ENABLE, "1");
 	write_sysctl(JIT_HARDEN, "0");
-	printf("1..%d\n", n_test);
-	return n_fail ? 1 : 0;
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
 usage:
 	fprintf(stderr, "usage: sk_direct --series yes|no [--iface IF --traffic CMD]\n"
 		"                 [--frames IF COUNT LINEAR CMD]... [--kcm-peer ADDR]\n"

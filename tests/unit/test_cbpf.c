@@ -20,7 +20,7 @@
 #include "cbpf.h"
 #include "filter.h"
 #include "pcap_live.h"
-#include "unit.h"
+#include "tap.h"
 
 #define FRAME_MAX	512
 #define MAC_A		"02:00:00:00:00:01"
@@ -487,21 +487,21 @@ static void test_row(const struct row *r)
 
 	if (filter_compile(r->expr, NULL, &ref, err, sizeof(err))) {
 		printf("# %s: %s\n", r->expr, err);
-		unit_ok(0, r->expr);
+		tap_ok(0, r->expr);
 		return;
 	}
 	f = r->live ? r->live : filter_insns(&ref);
 	n = r->live ? r->nlive : ref.bf_len;
 	if (translate(f, n, &e, err, sizeof(err))) {
 		printf("# %s: %s\n", r->expr, err);
-		unit_ok(0, r->expr);
+		tap_ok(0, r->expr);
 	} else {
 		bad = run_row(r, &ref, &e, &accepted);
 		snprintf(name, sizeof(name), "%s%s%s%s%s: %u classic -> %d ebpf insns, %d of %d accepted",
 			 r->live ? "live " : "", r->expr, mode_tag[mode], split_tag[split],
 			 keep_going ? " (keep going)" : "", n, e.len - 5, accepted, NPKTS);
 		/* A table where every packet gets one verdict tests little. */
-		if (!unit_ok(!bad && accepted > 0 && accepted < NPKTS, name)) {
+		if (!tap_ok(!bad && accepted > 0 && accepted < NPKTS, name)) {
 			dump_classic(f, n);
 			vm_dump(stdout, "#   ", e.insns, e.len);
 		}
@@ -634,7 +634,7 @@ static void test_hand(const struct hand *h, const struct pkt *p)
 	if (!translate(h->f, h->n, &e, err, sizeof(err)))
 		got = vm_exec(e.insns, e.len, &skb);
 	snprintf(name, sizeof(name), "%s%s", h->name, mode_tag[mode]);
-	if (!unit_ok(got == h->want && pcap == h->want, name)) {
+	if (!tap_ok(got == h->want && pcap == h->want, name)) {
 		printf("#   ebpf %ld (%s), libpcap %d, want %d\n", got,
 		       got == VM_TRAP ? vm_why() : err, pcap, h->want);
 		dump_classic(h->f, h->n);
@@ -683,7 +683,7 @@ static void test_bad(const char *name, const struct sock_filter *f, unsigned int
 	emit_init(&e);
 	ret = cbpf_translate(&e, f, n, FRAME_LD_ABS, BPF_REG_9, 0, &reject, err, sizeof(err));
 	snprintf(tname, sizeof(tname), "refused: %s", name);
-	if (!unit_ok(ret == -EINVAL && e.len == 0 && reject == NO_JUMP &&
+	if (!tap_ok(ret == -EINVAL && e.len == 0 && reject == NO_JUMP &&
 		     strstr(err, msg), tname))
 		printf("#   ret %d, %d insns, err '%s', want '%s'\n", ret, e.len, err, msg);
 	emit_free(&e);
@@ -696,7 +696,7 @@ static void test_protochain(void)
 	char err[256];
 
 	if (filter_compile("ip6 protochain 6", NULL, &prog, err, sizeof(err))) {
-		unit_ok(0, err);
+		tap_ok(0, err);
 		return;
 	}
 	test_bad("ip6 protochain 6", filter_insns(&prog), prog.bf_len, "backward jump");
@@ -717,7 +717,7 @@ static void test_too_large(void)
 	while (e.len < EMIT_MAX_INSNS - 1)
 		emit(&e, BPF_MOV64_IMM(BPF_REG_0, 0));
 	ret = cbpf_translate(&e, f, 4, FRAME_LD_ABS, BPF_REG_9, 0, &reject, err, sizeof(err));
-	if (!unit_ok(ret == -E2BIG && strstr(err, "program too large") &&
+	if (!tap_ok(ret == -E2BIG && strstr(err, "program too large") &&
 		     reject == NO_JUMP, "refused: program too large"))
 		printf("#   ret %d, err '%s'\n", ret, err);
 	emit_free(&e);
@@ -818,7 +818,7 @@ static void test_fuzz(void)
 	}
 	printf("# %d random programs translated of 20000\n", taken);
 	snprintf(name, sizeof(name), "random programs%s: ebpf agrees with libpcap", mode_tag[mode]);
-	unit_ok(!bad && taken > 1000, name);
+	tap_ok(!bad && taken > 1000, name);
 }
 
 /* ---- golden, filter_compile ---- */
@@ -840,7 +840,7 @@ static void test_golden_ip(void)
 				     BPF_REG_9, 0, &reject, err, sizeof(err));
 		filter_free(&prog);
 	}
-	if (!unit_ok(!ret && e.len == 2 && reject == 1 &&
+	if (!tap_ok(!ret && e.len == 2 && reject == 1 &&
 		     !memcmp(e.insns, want, sizeof(want)),
 		     "golden: `ip` is ldabsh 12; jne r0, 0x800 -> reject"))
 		vm_dump(stdout, "#   ", e.insns, e.len);
@@ -852,16 +852,16 @@ static void test_filter_compile(void)
 	struct bpf_program prog;
 	char err[256] = "";
 
-	unit_ok(filter_compile("tcp port", NULL, &prog, err, sizeof(err)) == -1 &&
+	tap_ok(filter_compile("tcp port", NULL, &prog, err, sizeof(err)) == -1 &&
 		strstr(err, "syntax error") && !strchr(err, '\n'),
 		"filter_compile: libpcap's syntax error, one line");
 	printf("#   %s\n", err);
-	unit_ok(filter_compile("ip broadcast", NULL, &prog, err, sizeof(err)) == -1 &&
+	tap_ok(filter_compile("ip broadcast", NULL, &prog, err, sizeof(err)) == -1 &&
 		strstr(err, "netmask not known"), "filter_compile: netmask unknown");
 	/* Offline, libpcap looks for VLAN tags inline, not in skb->vlan_tci. */
-	if (!unit_ok(!filter_compile("vlan 42", NULL, &prog, err, sizeof(err)), "vlan 42"))
+	if (!tap_ok(!filter_compile("vlan 42", NULL, &prog, err, sizeof(err)), "vlan 42"))
 		return;
-	unit_ok(prog.bf_insns[0].k == 12, "filter_compile: offline `vlan 42` reads the tag inline");
+	tap_ok(prog.bf_insns[0].k == 12, "filter_compile: offline `vlan 42` reads the tag inline");
 	filter_free(&prog);
 }
 
@@ -897,7 +897,7 @@ static void test_facts(void)
 
 	for (i = 0; i < sizeof(fact_rows) / sizeof(fact_rows[0]); i++) {
 		if (filter_compile(fact_rows[i].filter, NULL, &prog, err, sizeof(err))) {
-			unit_ok(0, fact_rows[i].filter);
+			tap_ok(0, fact_rows[i].filter);
 			continue;
 		}
 		cbpf_facts(filter_insns(&prog), prog.bf_len, &facts);
@@ -907,7 +907,7 @@ static void test_facts(void)
 			 fact_rows[i].off, fact_rows[i].size == BPF_B ? 1 :
 			 fact_rows[i].size == BPF_H ? 2 : 4, fact_rows[i].mask,
 			 fact_rows[i].value, fact_rows[i].known ? "" : " on every accept");
-		unit_ok(cbpf_known(&facts, fact_rows[i].size, fact_rows[i].off, fact_rows[i].mask,
+		tap_ok(cbpf_known(&facts, fact_rows[i].size, fact_rows[i].off, fact_rows[i].mask,
 				   fact_rows[i].value) == fact_rows[i].known, name);
 	}
 }
@@ -939,7 +939,7 @@ static void test_split(void)
 						   &known, &other, err, sizeof(err));
 			filter_free(&prog);
 		}
-		unit_okf(!ret && known != NO_JUMP && other == !i,
+		tap_okf(!ret && known != NO_JUMP && other == !i,
 			 "split '%s': the IPv4 accepts jump apart, %s", filters[i],
 			 i ? "no other" : "the IPv6 ones fall through");
 		emit_free(&e);
@@ -982,5 +982,5 @@ int main(void)
 	test_too_large();
 	test_golden_ip();
 	test_filter_compile();
-	return unit_done();
+	return tap_done();
 }

@@ -37,7 +37,7 @@
 #include "compile.h"
 #include "disasm.h"
 #include "filter.h"
-#include "unit.h"
+#include "tap.h"
 
 struct golden {
 	const char *expr;
@@ -214,7 +214,7 @@ static void check_golden(const struct golden *g, int update)
 	snprintf(path, sizeof(path), "%s/%s.txt", golden_dir, g->file);
 	snprintf(name, sizeof(name), "'%s': listing equals golden/%s.txt", g->expr, g->file);
 	if (compile(g->expr, &p, 1, err, sizeof(err))) {
-		unit_ok(0, name);
+		tap_ok(0, name);
 		printf("#   %s\n", err);
 		emit_free(&p.e);
 		return;
@@ -226,7 +226,7 @@ static void check_golden(const struct golden *g, int update)
 	if (update && write_file(path, text))
 		printf("#   cannot write %s: %s\n", path, strerror(errno));
 	want = read_file(path);
-	if (!unit_ok(want && !strcmp(text, want), name)) {
+	if (!tap_ok(want && !strcmp(text, want), name)) {
 		if (want)
 			show_diff(text, want);
 		else
@@ -456,7 +456,7 @@ static void check_structure(const char *expr)
 	int i;
 
 	snprintf(name, sizeof(name), "'%s'%s: compiles", expr, mode_tag[frame_mode]);
-	if (!unit_ok(!compile(expr, &p, 1, err, sizeof(err)) && !p.e.err, name)) {
+	if (!tap_ok(!compile(expr, &p, 1, err, sizeof(err)) && !p.e.err, name)) {
 		printf("#   %s\n", err);
 		emit_free(&p.e);
 		return;
@@ -470,7 +470,7 @@ static void check_structure(const char *expr)
 		why = check_layout(&p.x[i].q, &p.x[i].lay);
 	snprintf(name, sizeof(name), "'%s'%s: structure (%d insns)", expr,
 		 mode_tag[frame_mode], p.e.len);
-	if (!unit_ok(!why, name))
+	if (!tap_ok(!why, name))
 		printf("#   %s\n", why);
 	emit_free(&p.e);
 }
@@ -494,13 +494,13 @@ static void check_array_keys(void)
 	ok &= key[0] == KEY_ABSENT && key[lay.val_off[0]] == 0;
 	layout_key_from_index(&lay, ARRAY_ABSENT + 1, key);
 	ok &= key[0] == KEY_TRUNCATED && key[lay.val_off[0]] == 0;
-	unit_ok(ok, "layout_key_from_index: value, absent and truncated entries");
+	tap_ok(ok, "layout_key_from_index: value, absent and truncated entries");
 	emit_free(&p.e);
 
 	compile("count", &p, 0, err, sizeof(err));
 	memset(key, 0xff, sizeof(key));
 	layout_key_from_index(&p.x[0].lay, 0, key);
-	unit_ok(p.x[0].lay.row_size == 4 && !key[0] && !key[3],
+	tap_ok(p.x[0].lay.row_size == 4 && !key[0] && !key[3],
 		"layout_key_from_index: 'count' has one zero key");
 	emit_free(&p.e);
 }
@@ -525,7 +525,7 @@ static void check_too_large(void)
 	emit_init(&p.e);
 	ret = codegen(&(struct codegen_expr){ &p.x[0].q, &p.x[0].lay, f, BPF_MAXINSNS }, 1,
 		      FRAME_WINDOW, 0, &p.e, err, sizeof(err));
-	if (!unit_ok(ret == -1 && p.e.err == -E2BIG && strstr(err, "program too large"),
+	if (!tap_ok(ret == -1 && p.e.err == -E2BIG && strstr(err, "program too large"),
 		     "a where clause of 4095 loads: 'program too large'"))
 		printf("#   ret %d, len %d, err %d '%s'\n", ret, p.e.len, p.e.err, ret ? err : "");
 	emit_free(&p.e);
@@ -548,7 +548,7 @@ static void check_fits_without_fast(void)
 	for (i = 2; i < 90; i++)
 		n += snprintf(text + n, sizeof(text) - n, " or tcp[%d] = %d", i, i);
 	ret = program_build(&p, &expr, 1, &o, &err);
-	unit_okf(!ret && p.e.slow_only && p.e.len <= PROGRAM_FAST_BUDGET + 512,
+	tap_okf(!ret && p.e.slow_only && p.e.len <= PROGRAM_FAST_BUDGET + 512,
 		 "direct, a where clause of 89 tests: built without the fast paths (%d insns)",
 		 ret ? 0 : p.e.len);
 	if (ret)
@@ -557,7 +557,7 @@ static void check_fits_without_fast(void)
 		program_free(&p);
 	expr = "count by ip.src, tcp.dstport where tcp port 443";
 	ret = program_build(&p, &expr, 1, &o, &err);
-	unit_okf(!ret && !p.e.slow_only && p.e.len <= PROGRAM_FAST_BUDGET,
+	tap_okf(!ret && !p.e.slow_only && p.e.len <= PROGRAM_FAST_BUDGET,
 		 "direct, '%s': built with them (%d insns)", expr, ret ? 0 : p.e.len);
 	if (!ret)
 		program_free(&p);
@@ -578,7 +578,7 @@ static void check_listing_c(void)
 	fclose(f);
 	for (size_t i = 0; i < size; i++)
 		lines += text[i] == '\n';
-	unit_ok(lines == p.e.len && !strncmp(text, "{ 0xbf,  6,  1,      0, 0x00000000 },\n", 38),
+	tap_ok(lines == p.e.len && !strncmp(text, "{ 0xbf,  6,  1,      0, 0x00000000 },\n", 38),
 		"disasm_print_c: one line per slot, r6 = r1 first");
 	free(text);
 	emit_free(&p.e);
@@ -615,7 +615,7 @@ static void check_live(void)
 			if (program_build(&p[k], &expr, 1, &o, &berr))
 				emit_init(&p[k].e);
 		}
-		unit_okf(cb_reads(&p[0].e) > 0 && p[1].e.len && !cb_reads(&p[1].e),
+		tap_okf(cb_reads(&p[0].e) > 0 && p[1].e.len && !cb_reads(&p[1].e),
 			 "'%s'%s: cb[0] read for a file, never live", expr,
 			 mode_tag[o.allowed]);
 		for (k = 0; k < 2; k++)
@@ -654,5 +654,5 @@ int main(int argc, char **argv)
 	check_fits_without_fast();
 	check_listing_c();
 	check_live();
-	return unit_done();
+	return tap_done();
 }

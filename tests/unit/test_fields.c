@@ -39,7 +39,7 @@
 #include "filter.h"
 #include "output.h"
 #include "session.h"
-#include "unit.h"
+#include "tap.h"
 #include "vm.h"
 
 #define DEFAULT_KEYS	4096	/* the bound of -m */
@@ -373,7 +373,7 @@ static void check_case(const struct tcase *t)
 
 	memset(&c, 0, sizeof(c));
 	if (build(t->expr, t->max_keys, &p, err, sizeof(err)) || start(&p, &c, err, sizeof(err))) {
-		unit_ok(0, t->expr);
+		tap_ok(0, t->expr);
 		printf("#   %s\n", err);
 		return;
 	}
@@ -397,13 +397,13 @@ static void check_case(const struct tcase *t)
 	}
 	snprintf(name, sizeof(name), "'%s'%s%s: %d runs return 0, none traps", t->expr,
 		 mode_tag[frame_mode], lin_tag[lin], i);
-	if (!unit_ok(!c.traps, name))
+	if (!tap_ok(!c.traps, name))
 		printf("#   %d runs failed (%s)\n", c.traps, c.why);
 	collect(&c);
 	text = csv(&p, &c);
 	snprintf(name, sizeof(name), "'%s'%s%s: counts", t->expr, mode_tag[frame_mode],
 		 lin_tag[lin]);
-	unit_streq(text, t->want, name);
+	tap_streq(text, t->want, name);
 	free(text);
 	session_close(&c.s);
 	program_free(&p);
@@ -430,7 +430,7 @@ static void check_every_length(const char *expr, unsigned int max_keys)
 
 	memset(&c, 0, sizeof(c));
 	if (build(expr, max_keys, &p, err, sizeof(err)) || start(&p, &c, err, sizeof(err))) {
-		unit_ok(0, expr);
+		tap_ok(0, expr);
 		printf("#   %s\n", err);
 		return;
 	}
@@ -447,7 +447,7 @@ static void check_every_length(const char *expr, unsigned int max_keys)
 	collect(&c);
 	snprintf(name, sizeof(name), "'%s'%s%s%s: each of %u cut frames counted once", expr,
 		 max_keys ? " in 2 keys" : "", mode_tag[frame_mode], lin_tag[lin], runs);
-	if (!unit_ok(!c.traps && c.iv.total.packets == runs, name))
+	if (!tap_ok(!c.traps && c.iv.total.packets == runs, name))
 		printf("#   %llu counted, %d runs failed (%s)\n",
 		       (unsigned long long)c.iv.total.packets, c.traps, c.why);
 	session_close(&c.s);
@@ -507,7 +507,7 @@ static void check_fast_slow(const char *expr, unsigned int seed)
 		slow_only = k;
 		if (build(expr, 0, &p[k], err, sizeof(err))) {
 			slow_only = 0;
-			unit_ok(0, expr);
+			tap_ok(0, expr);
 			printf("#   %s\n", err);
 			return;
 		}
@@ -515,7 +515,7 @@ static void check_fast_slow(const char *expr, unsigned int seed)
 	slow_only = 0;
 	for (k = 0; k < 2; k++) {
 		if (start(&p[k], &c[k], err, sizeof(err))) {
-			unit_ok(0, expr);
+			tap_ok(0, expr);
 			printf("#   %s\n", err);
 			return;
 		}
@@ -541,7 +541,7 @@ static void check_fast_slow(const char *expr, unsigned int seed)
 	}
 	snprintf(name, sizeof(name), "'%s'%s: fast path counts as the slow path, %d frames "
 		 "(seed %u)", expr, mode_tag[frame_mode], RUNS, seed);
-	if (!unit_ok(!c[0].traps && !c[1].traps && !strcmp(text[0], text[1]) &&
+	if (!tap_ok(!c[0].traps && !c[1].traps && !strcmp(text[0], text[1]) &&
 		     p[0].e.len != p[1].e.len, name))
 		printf("#   %d, %d runs failed (%s%s); %d and %d insns; with it:\n%s#   without:\n%s",
 		       c[0].traps, c[1].traps, c[0].why, c[1].why, p[0].e.len, p[1].e.len,
@@ -603,5 +603,5 @@ int main(int argc, char **argv)
 		}
 		check_fast_paths();
 	}
-	return unit_done();
+	return tap_done();
 }

@@ -34,7 +34,7 @@
 #define maps_helper test_maps_helper
 #include "../../src/maps.c"
 
-#include "unit.h"
+#include "tap.h"
 
 #define NCPUS 2
 #define FD_BASE 1000		/* fds nothing has open: close() fails harmlessly */
@@ -251,11 +251,11 @@ static void check_cumulative(int batch_ok)
 	batch_calls = each_calls = 0;
 	ok = read_all(&m, 5) && fmap(m.fd[MAP_COUNTS])->n == 5;
 	snprintf(name, sizeof(name), "not drained, %s: every entry once, CPUs summed", how);
-	unit_ok(ok && (batch_ok ? !each_calls : each_calls > 0), name);
+	tap_ok(ok && (batch_ok ? !each_calls : each_calls > 0), name);
 	batch_calls = 0;
 	ok = read_all(&m, 5);
 	snprintf(name, sizeof(name), "not drained, %s: again, the method chosen once", how);
-	unit_ok(ok && (batch_ok ? batch_calls > 0 : !batch_calls), name);
+	tap_ok(ok && (batch_ok ? batch_calls > 0 : !batch_calls), name);
 	test_maps_close(&m);
 }
 
@@ -276,12 +276,12 @@ static void check_drained(int batch_ok)
 	     fmap(first)->n == 0;
 	snprintf(name, sizeof(name), "bounded, %s: the empty table goes live, the other drained",
 		 how);
-	unit_ok(ok, name);
+	tap_ok(ok, name);
 	fill(second, 3);
 	ok = read_all(&m, 3) && fmap(m.fd[MAP_COUNTS])->inner == (__u32)first &&
 	     fmap(second)->n == 0;
 	snprintf(name, sizeof(name), "bounded, %s: and back at the next readout", how);
-	unit_ok(ok, name);
+	tap_ok(ok, name);
 	test_maps_close(&m);
 }
 
@@ -303,7 +303,7 @@ static void check_growth(int batch_ok)
 	     !fmap(second)->flags;
 	snprintf(name, sizeof(name), "growing, %s: two preallocated tables of %d entries", how,
 		 MAPS_START_KEYS);
-	unit_ok(ok, name);
+	tap_ok(ok, name);
 	/* 6 keys in the live table, 6 packets of overflow: it grows; the 3
 	 * keys counted in the other table meanwhile are read too */
 	fill(first, 6);
@@ -327,14 +327,14 @@ static void check_growth(int batch_ok)
 	     !fmap(m.table[0])->n && !fmap(m.table[1])->n;
 	snprintf(name, sizeof(name), "growing, %s: after an overflow, both tables twice as big, "
 		 "one live, both empty", how);
-	unit_ok(ok, name);
+	tap_ok(ok, name);
 	/* the overflow as before, a few keys: it stays */
 	fill(m.table[m.live], 3);
 	first = m.table[0];
 	ok = read_all(&m, 3) && !m.grew_to && m.table[0] == first &&
 	     m.size[0] == 2 * MAPS_START_KEYS;
 	snprintf(name, sizeof(name), "growing, %s: no overflow since, few keys: same tables", how);
-	unit_ok(ok, name);
+	tap_ok(ok, name);
 	/* more overflow, the kernel refuses: every entry still read */
 	ovf = fmap(m.fd[MAP_OVERFLOW]);
 	for (c = 0; c < NCPUS; c++)
@@ -352,7 +352,7 @@ static void check_growth(int batch_ok)
 	refuse = 0;
 	snprintf(name, sizeof(name), "growing, %s: refused: the tables stay, why said once, "
 		 "every entry read", how);
-	unit_ok(ok, name);
+	tap_ok(ok, name);
 	fill(m.table[m.live], 2);
 	for (c = 0; c < NCPUS; c++)
 		ovf->vals[0][c] = (struct counter){ 9, 900 };
@@ -364,14 +364,14 @@ static void check_growth(int batch_ok)
 		     !m.refused;
 	}
 	snprintf(name, sizeof(name), "growing, %s: and not tried again", how);
-	unit_ok(ok, name);
+	tap_ok(ok, name);
 	test_maps_close(&m);
 
 	setup(&m, &lay, 1, batch_ok);
 	fill(m.table[0], 6);
 	ok = !m.grows && read_all(&m, 6) && !m.grew_to && m.size[0] == 16 && m.size[1] == 16;
 	snprintf(name, sizeof(name), "--max-keys, %s: overflow, but the tables stay", how);
-	unit_ok(ok, name);
+	tap_ok(ok, name);
 	test_maps_close(&m);
 }
 
@@ -383,5 +383,5 @@ int main(void)
 	check_drained(0);
 	check_growth(1);
 	check_growth(0);
-	return unit_done();
+	return tap_done();
 }

@@ -14,7 +14,7 @@
 
 #include "metrics.h"
 #include "parse.h"
-#include "unit.h"
+#include "tap.h"
 
 static struct expr x = { .text = "count" };
 
@@ -67,35 +67,35 @@ int main(void)
 	layout_query(&x.q, 0, &x.lay);
 
 	m = metrics_new(&x, 1, NULL, 1);
-	unit_ok(!metrics_get(m, 0, &text, &len), "no exposition before the first update");
+	tap_ok(!metrics_get(m, 0, &text, &len), "no exposition before the first update");
 	t = tot(5);
-	unit_ok(!metrics_update(m, &t, &h, 0, err, sizeof(err)), "update with 5 packets");
+	tap_ok(!metrics_update(m, &t, &h, 0, err, sizeof(err)), "update with 5 packets");
 	e1 = metrics_get(m, 0, &text, &len);
-	unit_okf(e1 && packets_in(text) == 5 && len == strlen(text),
+	tap_okf(e1 && packets_in(text) == 5 && len == strlen(text),
 		 "rendered when asked: 5 packets (%lld)", packets_in(text));
 	e2 = metrics_get(m, 0, &text2, &len);
-	unit_ok(e2 == e1 && text2 == text, "a second request shares the one rendering");
+	tap_ok(e2 == e1 && text2 == text, "a second request shares the one rendering");
 	om = metrics_get(m, 1, &text2, &len);
-	unit_ok(om && om != e1 && strstr(text2, "# EOF\n"), "OpenMetrics is a rendering of its own");
+	tap_ok(om && om != e1 && strstr(text2, "# EOF\n"), "OpenMetrics is a rendering of its own");
 	metrics_put(m, om);
 	metrics_put(m, e2);
 	t = tot(7);
 	metrics_update(m, &t, &h, 0, err, sizeof(err));
 	e2 = metrics_get(m, 0, &text2, &len);
-	unit_okf(e2 && e2 != e1 && packets_in(text2) == 7,
+	tap_okf(e2 && e2 != e1 && packets_in(text2) == 7,
 		 "held by a slow reader: the new totals rendered beside it (%lld)",
 		 packets_in(text2));
-	unit_okf(packets_in(text) == 5, "the slow reader's text is still whole (%lld)",
+	tap_okf(packets_in(text) == 5, "the slow reader's text is still whole (%lld)",
 		 packets_in(text));
 	t = tot(9);
 	metrics_update(m, &t, &h, 0, err, sizeof(err));
 	e3 = metrics_get(m, 0, &text, &len);
-	unit_okf(e3 == e2 && packets_in(text) == 7,
+	tap_okf(e3 == e2 && packets_in(text) == 7,
 		 "two held: the latest again, never a third (%lld)", packets_in(text));
 	metrics_put(m, e3);
 	metrics_put(m, e1);
 	e3 = metrics_get(m, 0, &text, &len);
-	unit_okf(e3 && e3 != e2 && packets_in(text) == 9,
+	tap_okf(e3 && e3 != e2 && packets_in(text) == 9,
 		 "the older one given back: the new totals (%lld)", packets_in(text));
 	metrics_put(m, e2);
 	metrics_put(m, e3);
@@ -104,22 +104,22 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/m.prom", dir);
 	m = metrics_new(&x, 1, path, 0);
 	t = tot(1);
-	unit_ok(!metrics_update(m, &t, &h, 0, err, sizeof(err)) && file_packets(path) == 1,
+	tap_ok(!metrics_update(m, &t, &h, 0, err, sizeof(err)) && file_packets(path) == 1,
 		"the textfile is written at the first update");
 	t = tot(2);
 	metrics_update(m, &t, &h, 0, err, sizeof(err));
-	unit_okf(file_packets(path) == 1, "not again within %.0f s (%lld)", METRICS_TEXTFILE_GAP,
+	tap_okf(file_packets(path) == 1, "not again within %.0f s (%lld)", METRICS_TEXTFILE_GAP,
 		 file_packets(path));
 	t = tot(3);
 	metrics_update(m, &t, &h, 1, err, sizeof(err));
-	unit_okf(file_packets(path) == 3, "the last update is written (%lld)", file_packets(path));
+	tap_okf(file_packets(path) == 3, "the last update is written (%lld)", file_packets(path));
 	usleep(METRICS_TEXTFILE_GAP * 1e6 + 50000);
 	t = tot(4);
 	metrics_update(m, &t, &h, 0, err, sizeof(err));
-	unit_okf(file_packets(path) == 4, "after the gap, written again (%lld)", file_packets(path));
-	unit_ok(!metrics_get(m, 0, &text, &len), "not serving: nothing kept for a server");
+	tap_okf(file_packets(path) == 4, "after the gap, written again (%lld)", file_packets(path));
+	tap_ok(!metrics_get(m, 0, &text, &len), "not serving: nothing kept for a server");
 	metrics_free(m);
 	unlink(path);
 	rmdir(dir);
-	return unit_failed != 0;
+	return tap_failed != 0;
 }

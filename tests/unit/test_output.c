@@ -21,7 +21,7 @@
 
 #include "json.h"
 #include "output.h"
-#include "unit.h"
+#include "tap.h"
 
 #define TIME 1796362856.280	/* 2026-12-04 05:40:56.280 UTC */
 #define SECS 1.002
@@ -336,7 +336,7 @@ static void check_label_values(void)
 		output_label_value(f, lcases[i].in);
 		fclose(f);
 		snprintf(name, sizeof(name), "output_label_value: case %zu", i + 1);
-		unit_streq(text, lcases[i].want, name);
+		tap_streq(text, lcases[i].want, name);
 		free(text);
 	}
 }
@@ -355,7 +355,7 @@ static void check_json_strings(void)
 		json_string(&j, jcases[i].in);
 		fclose(f);
 		snprintf(name, sizeof(name), "json_string: case %zu", i + 1);
-		unit_streq(text, jcases[i].want, name);
+		tap_streq(text, jcases[i].want, name);
 		free(text);
 	}
 }
@@ -390,7 +390,7 @@ static void check_json_nesting(void)
 	json_string(&j, "e");
 	json_close(&j);
 	fclose(f);
-	unit_streq(text, "{\"a\": [[], {}, 7, null], \"b\": {}, \"c\": {\"packets\": 1, "
+	tap_streq(text, "{\"a\": [[], {}, 7, null], \"b\": {}, \"c\": {\"packets\": 1, "
 		   "\"bytes\": 60}, \"d\\\"\": false, \"f\": [\"e\"]}\n",
 		   "json.h: nesting, commas, a key escaped, json_close() closing");
 	free(text);
@@ -415,7 +415,7 @@ static void check_time_rounding(void)
 		char *text = print_case(&c[i], 1796362856.9996);
 
 		snprintf(name, sizeof(name), "%s: 1796362856.9996 is printed as ...57.000", c[i].name);
-		if (!unit_ok(text && !strncmp(text, c[i].want, strlen(c[i].want)), name))
+		if (!tap_ok(text && !strncmp(text, c[i].want, strlen(c[i].want)), name))
 			printf("#   got: %s", text ? text : "(null)\n");
 		free(text);
 	}
@@ -425,12 +425,12 @@ static void check_init(void)
 {
 	struct output o = { 0 };
 
-	unit_ok(output_init(&o, "yaml") == -1, "output_init: unknown format refused");
-	unit_ok(!output_init(&o, "json") && output_is_json(&o), "output_init: json is JSON");
-	unit_ok(!output_init(&o, "csv") && !output_is_json(&o), "output_init: csv is not JSON");
-	unit_ok(!output_init(&o, "human") && !output_is_json(&o), "output_init: human is not JSON");
-	unit_ok(!output_init(&o, "none") && !output_is_json(&o), "output_init: none is a format");
-	unit_ok(output_init(&o, "prometheus") == -1 && output_init(&o, "openmetrics") == -1,
+	tap_ok(output_init(&o, "yaml") == -1, "output_init: unknown format refused");
+	tap_ok(!output_init(&o, "json") && output_is_json(&o), "output_init: json is JSON");
+	tap_ok(!output_init(&o, "csv") && !output_is_json(&o), "output_init: csv is not JSON");
+	tap_ok(!output_init(&o, "human") && !output_is_json(&o), "output_init: human is not JSON");
+	tap_ok(!output_init(&o, "none") && !output_is_json(&o), "output_init: none is a format");
+	tap_ok(output_init(&o, "prometheus") == -1 && output_init(&o, "openmetrics") == -1,
 		"output_init: the expositions are not formats of -F");
 }
 
@@ -445,12 +445,12 @@ static void check_human(void)
 	int at;
 
 	at = output_human("count\twhere\nip", 11, buf, sizeof(buf));
-	unit_ok(!strcmp(buf, "count\\twhere\\nip") && at == 12,
+	tap_ok(!strcmp(buf, "count\\twhere\\nip") && at == 12,
 		"output_human: \\t and \\n escaped, the caret at 12 for byte 11");
 	at = output_human("a\x01" "b", -1, buf, sizeof(buf));
-	unit_ok(!strcmp(buf, "a\\x01b") && at == 6, "output_human: \\x01, 6 columns");
+	tap_ok(!strcmp(buf, "a\\x01b") && at == 6, "output_human: \\x01, 6 columns");
 	output_human("ab\x01" "cd", -1, small, sizeof(small));
-	unit_ok(!strcmp(small, "ab"), "output_human: cut before an escape that does not fit");
+	tap_ok(!strcmp(small, "ab"), "output_human: cut before an escape that does not fit");
 }
 
 int main(void)
@@ -462,7 +462,7 @@ int main(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *text = print_case(&cases[i], TIME);
 
-		unit_streq(text, cases[i].want, cases[i].name);
+		tap_streq(text, cases[i].want, cases[i].name);
 		free(text);
 	}
 	check_time_rounding();
@@ -471,5 +471,5 @@ int main(void)
 	check_label_values();
 	check_init();
 	check_human();
-	return unit_done();
+	return tap_done();
 }

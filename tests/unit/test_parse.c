@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "parse.h"
-#include "unit.h"
+#include "tap.h"
 
 struct pcase {
 	const char *expr;
@@ -169,16 +169,16 @@ static void check_valid(const struct pcase *c)
 	int where_ok;
 
 	snprintf(name, sizeof(name), "'%s' parses", shown(c->expr));
-	if (!unit_ok(ret == 0, name)) {
+	if (!tap_ok(ret == 0, name)) {
 		printf("#   error at %d: %s\n", err.pos, err.msg);
 		return;
 	}
 	keys_text(&q, keys, sizeof(keys));
 	snprintf(name, sizeof(name), "'%s': keys", shown(c->expr));
-	unit_streq(keys, c->keys, name);
+	tap_streq(keys, c->keys, name);
 	snprintf(name, sizeof(name), "'%s': keys point into the expression",
 		 shown(c->expr));
-	unit_ok(key_positions_ok(c->expr, &q), name);
+	tap_ok(key_positions_ok(c->expr, &q), name);
 	if (c->text)
 		where_ok = q.filter && !strcmp(q.filter, c->text) &&
 			   q.filter_pos == c->pos && q.filter == c->expr + c->pos;
@@ -186,7 +186,7 @@ static void check_valid(const struct pcase *c)
 		where_ok = !q.filter;
 	snprintf(name, sizeof(name), "'%s': where %s%s%s at %d", shown(c->expr),
 		 c->text ? "'" : "", c->text ? c->text : "(none)", c->text ? "'" : "", c->pos);
-	if (!unit_ok(where_ok, name))
+	if (!tap_ok(where_ok, name))
 		printf("#   got %s at %d\n", q.filter ? q.filter : "(none)", q.filter_pos);
 }
 
@@ -199,7 +199,7 @@ static void check_invalid(const struct pcase *c)
 
 	snprintf(name, sizeof(name), "'%s': error at %d: %s", shown(c->expr), c->pos,
 		 c->text);
-	if (!unit_ok(ret == -1 && err.pos == c->pos && strstr(err.msg, c->text), name))
+	if (!tap_ok(ret == -1 && err.pos == c->pos && strstr(err.msg, c->text), name))
 		printf("#   got %d, error at %d: %s\n", ret, err.pos, err.msg);
 }
 
@@ -214,23 +214,23 @@ static void check_field(const struct field *f)
 	snprintf(expr, sizeof(expr), "count by %s", f->name);
 	ret = parse_query(expr, &q, &err);
 	snprintf(name, sizeof(name), "field '%s' parses as a key", f->name);
-	unit_ok(ret == 0 && q.nkeys == 1 && q.keys[0].field == f && !q.keys[0].prefix &&
+	tap_ok(ret == 0 && q.nkeys == 1 && q.keys[0].field == f && !q.keys[0].prefix &&
 		field_find(f->name) == f, name);
 
 	snprintf(expr, sizeof(expr), "count by %s/%d", f->name, max ? max - 1 : 8);
 	ret = parse_query(expr, &q, &err);
 	snprintf(name, sizeof(name), "'%s' %s", expr, max ? "parses" : "fails: takes no prefix");
 	if (max)
-		unit_ok(ret == 0 && q.keys[0].prefix == max - 1, name);
+		tap_ok(ret == 0 && q.keys[0].prefix == max - 1, name);
 	else
-		unit_ok(ret == -1 && strstr(err.msg, "takes no prefix length"), name);
+		tap_ok(ret == -1 && strstr(err.msg, "takes no prefix length"), name);
 
 	if (!max)
 		return;
 	snprintf(expr, sizeof(expr), "count by %s/%d", f->name, max + 1);
 	ret = parse_query(expr, &q, &err);
 	snprintf(name, sizeof(name), "'%s' fails: prefix too long", expr);
-	unit_ok(ret == -1 && strstr(err.msg, "must be 1 to"), name);
+	tap_ok(ret == -1 && strstr(err.msg, "must be 1 to"), name);
 }
 
 int main(void)
@@ -246,8 +246,8 @@ int main(void)
 			check_invalid(&cases[i]);
 	}
 	tab = field_table(&n);
-	unit_ok(n > MAX_KEYS, "the field table has more fields than a query may hold");
+	tap_ok(n > MAX_KEYS, "the field table has more fields than a query may hold");
 	for (j = 0; j < n; j++)
 		check_field(&tab[j]);
-	return unit_done();
+	return tap_done();
 }

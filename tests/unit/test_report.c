@@ -26,7 +26,7 @@
 
 #include <stdio.h>
 
-#include "unit.h"
+#include "tap.h"
 
 #define MAXE 3000
 
@@ -100,11 +100,11 @@ static void expect(struct report *r, int final, const char *want, const char *na
 	if (final) {
 		report_final(r, &iv);
 	} else if (report_collect(r, NULL, &iv)) {
-		unit_ok(0, name);
+		tap_ok(0, name);
 		return;
 	}
 	rows_text(&iv, buf, sizeof(buf));
-	unit_streq(buf, want, name);
+	tap_streq(buf, want, name);
 }
 
 static void check_deltas(const struct layout *lay)
@@ -155,13 +155,13 @@ static void check_growth(const struct layout *lay)
 		packets += iv.rows[i].c.packets;
 	}
 	ok = ok && packets == iv.total.packets && iv.total.bytes == 100ULL * MAXE;
-	unit_ok(ok, "3000 keys: the table grows, every row once, sorted");
+	tap_ok(ok, "3000 keys: the table grows, every row once, sorted");
 
 	for (i = 0; i < MAXE; i += 2)
 		set(i, i, i + 2, 150);
 	ok = !report_collect(r, NULL, &iv) && iv.nrows == MAXE / 2 &&
 	     iv.total.packets == MAXE / 2 && iv.total.bytes == 50ULL * MAXE / 2;
-	unit_ok(ok, "3000 keys: the next interval, half of them moved");
+	tap_ok(ok, "3000 keys: the next interval, half of them moved");
 	report_free(r);
 }
 
@@ -218,18 +218,18 @@ static void check_fold(const struct layout *unbounded)
 	set(0, 53, 10, 1000);
 	expect(r, 0, "53:10/1000 | 0/0 | 10/1000", "grows, first interval");
 	set(0, 53, 4, 400);
-	unit_ok(test_report_fold(r, &m) == 0, "grows: no fold while nothing overflows");
+	tap_ok(test_report_fold(r, &m) == 0, "grows: no fold while nothing overflows");
 	map_overflow = (struct counter){ 3, 300 };
-	unit_ok(test_report_fold(r, &m) == 1, "grows: a fold when the overflow moved");
+	tap_ok(test_report_fold(r, &m) == 1, "grows: a fold when the overflow moved");
 	set(0, 53, 2, 200);
 	set(1, 443, 6, 600);
-	unit_ok(test_report_fold(r, &m) == 0, "grows: no second fold for the same overflow");
+	tap_ok(test_report_fold(r, &m) == 0, "grows: no second fold for the same overflow");
 	map_overflow = (struct counter){ 3, 300 };
 	expect(r, 0, "53:6/600 443:6/600 | 3/300 | 15/1500",
 	       "grows: the interval holds the folded read and the last one");
 	m.grows = 0;
 	map_overflow = (struct counter){ 9, 900 };
-	unit_ok(test_report_fold(r, &m) == 0, "tables that do not grow are not folded");
+	tap_ok(test_report_fold(r, &m) == 0, "tables that do not grow are not folded");
 	report_free(r);
 }
 
@@ -239,7 +239,7 @@ static void check_error(const struct layout *lay)
 	struct interval iv;
 
 	map_err = -EPERM;
-	unit_ok(report_collect(r, NULL, &iv) == -EPERM, "a read error is returned");
+	tap_ok(report_collect(r, NULL, &iv) == -EPERM, "a read error is returned");
 	map_err = 0;
 	report_free(r);
 }
@@ -252,7 +252,7 @@ int main(void)
 
 	parse_query("count by udp.dstport", &q, &perr);
 	layout_query(&q, 0, &lay);
-	unit_ok(lay.row_size == 4 && lay.val_off[0] == 2 && lay.tables && !lay.max_entries,
+	tap_ok(lay.row_size == 4 && lay.val_off[0] == 2 && lay.tables && !lay.max_entries,
 		"udp.dstport rows: 4 bytes, port at 2, in tables that grow");
 	/* counters that only grow, as an array's, in the same rows */
 	lay.tables = 0;
@@ -261,5 +261,5 @@ int main(void)
 	check_drained(&lay);
 	check_fold(&lay);
 	check_error(&lay);
-	return unit_done();
+	return tap_done();
 }

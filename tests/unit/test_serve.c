@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "serve.h"
-#include "unit.h"
+#include "tap.h"
 
 static const struct {
 	const char *spec, *host, *port;	/* host NULL: refused */
@@ -71,7 +71,7 @@ static void test_accept(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(accepts) / sizeof(accepts[0]); i++)
-		unit_okf(serve_openmetrics(accepts[i].accept) == accepts[i].om,
+		tap_okf(serve_openmetrics(accepts[i].accept) == accepts[i].om,
 			 "Accept: %s: %s", accepts[i].accept ? accepts[i].accept : "(none)",
 			 accepts[i].om ? "OpenMetrics" : "the text format");
 }
@@ -87,13 +87,13 @@ int main(void)
 		snprintf(name, sizeof(name), "serve_parse('%s') %s", cases[i].spec,
 			 cases[i].host ? "splits it" : "refuses it");
 		if (!cases[i].host) {
-			unit_ok(ret == -1, name);
+			tap_ok(ret == -1, name);
 			continue;
 		}
-		if (unit_ok(!ret && !strcmp(host, cases[i].host) && !strcmp(port, cases[i].port),
+		if (tap_ok(!ret && !strcmp(host, cases[i].host) && !strcmp(port, cases[i].port),
 			    name) == 0)
 			printf("#   got %d '%s' '%s'\n", ret, host, port);
 	}
 	test_accept();
-	return unit_done();
+	return tap_done();
 }

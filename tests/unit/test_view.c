@@ -38,7 +38,7 @@
 #include <sys/wait.h>
 
 #include "parse.h"
-#include "unit.h"
+#include "tap.h"
 
 static struct expr x[2] = { { .text = "count by udp.dstport" },
 			     { .text = "count by tcp.dstport where tcp" } };
@@ -131,13 +131,13 @@ static void step(struct view *v, const char *spec, unsigned long long overflow,
 	char buf[1024];
 
 	if (!f) {
-		unit_ok(0, name ? name : "a step");
+		tap_ok(0, name ? name : "a step");
 		return;
 	}
 	push(v, v->t, f);
 	shown_text(v->t, f, buf, sizeof(buf));
 	if (name)
-		unit_streq(buf, want, name);
+		tap_streq(buf, want, name);
 }
 
 static void check_model(void)
@@ -146,7 +146,7 @@ static void check_model(void)
 	char buf[512];
 	int i;
 
-	if (!unit_ok(!model_open(&v, &out), "a model view"))
+	if (!tap_ok(!model_open(&v, &out), "a model view"))
 		return;
 	step(&v, "53:10/1000 443:5/3000", 0, "53:10,0 443:5,0 | more 0 ovf 0,0 since 15",
 	     "first interval: its keys, busiest first");
@@ -155,7 +155,7 @@ static void check_model(void)
 	     "second: by packets, then bytes; a key that stopped stays, at 0");
 	v.t->by_bytes = 1;
 	shown_text(v.t, v.t->cur, buf, sizeof(buf));
-	unit_streq(buf, "443:7,5 22:7,0 53:0,10 | more 0 ovf 2,0 since 31",
+	tap_streq(buf, "443:7,5 22:7,0 53:0,10 | more 0 ovf 2,0 since 31",
 		   "by bytes: the busiest by bytes first");
 	step(&v, "22:1/100", 0, "22:1,7 443:0,7 53:0,0 | more 0 ovf 0,2 since 32",
 	     "by bytes, third: then the stopped keys by their window's bytes");
@@ -183,16 +183,16 @@ static void check_link(void)
 		return;
 	v.have_c = 1, v.c0 = v.c = c0;
 	if (fold_all(&v, iv, &c1) || fold_all(&v, iv, &c2)) {
-		unit_ok(0, "the interface's counters");
+		tap_ok(0, "the interface's counters");
 		return;
 	}
 	f = v.tab[1].cur;
-	unit_ok(v.tab[0].cur->link && v.tab[0].cur->d.rx_packets == 10 &&
+	tap_ok(v.tab[0].cur->link && v.tab[0].cur->d.rx_packets == 10 &&
 		v.tab[0].cur->d.tx_packets == 5 && f->link && f->d.rx_packets == 10 &&
 		f->dsince.rx_packets == 40 && f->dsince.tx_bytes == 1000,
 		"the interface's counters: over the interval and since start, in every tab");
 	iv[0] = make("53:1/100", 0);
-	unit_ok(!fold_all(&v, iv, NULL) && !v.tab[0].cur->link && !v.tab[1].cur->link && !v.have_c,
+	tap_ok(!fold_all(&v, iv, NULL) && !v.tab[0].cur->link && !v.tab[1].cur->link && !v.have_c,
 		"counters gone: no interface lines from then on");
 	tabs_free(&v);
 }
@@ -218,36 +218,36 @@ static void check_tabs(void)
 	struct view v;
 	char buf[512];
 
-	if (!unit_ok(!model_open(&v, &out2) &&
+	if (!tap_ok(!model_open(&v, &out2) &&
 		     !fold2(&v, "53:10/1000 443:5/3000", "22:3/300 80:8/800", 0) &&
 		     !fold2(&v, "53:4/400", "22:6/600", 1),
 		     "two expressions: two tabs, two intervals"))
 		return;
-	unit_streq(tab_text(&v, 0, buf, sizeof(buf)), "53:4,10 443:0,5 | more 0 ovf 0,0 since 19",
+	tap_streq(tab_text(&v, 0, buf, sizeof(buf)), "53:4,10 443:0,5 | more 0 ovf 0,0 since 19",
 		   "tab 1: its rows and their history");
-	unit_streq(tab_text(&v, 1, buf, sizeof(buf)), "22:6,3 80:0,8 | more 0 ovf 1,0 since 18",
+	tap_streq(tab_text(&v, 1, buf, sizeof(buf)), "22:6,3 80:0,8 | more 0 ovf 1,0 since 18",
 		   "tab 2: its rows and their history, though not shown");
 	select_tab(&v, 1);
 	tab_key(v.t, 's');
 	tab_key(v.t, KEY_DOWN);
-	unit_ok(v.tab[1].by_bytes && v.tab[1].first == 1 && !v.tab[0].by_bytes && !v.tab[0].first,
+	tap_ok(v.tab[1].by_bytes && v.tab[1].first == 1 && !v.tab[0].by_bytes && !v.tab[0].first,
 		"s and the arrows: the sort and the position of the tab shown");
-	unit_ok(v.o->q == &x[1].q && v.o->lay == &x[1].lay && v.o->cur == 1,
+	tap_ok(v.o->q == &x[1].q && v.o->lay == &x[1].lay && v.o->cur == 1,
 		"tab 2 shown: its keys written as its expression's");
 	select_tab(&v, 2 + 1 + 1);
-	unit_ok(v.t == &v.tab[0] && v.o->q == &x[0].q, "tab numbers wrap around");
+	tap_ok(v.t == &v.tab[0] && v.o->q == &x[0].q, "tab numbers wrap around");
 	toggle_pause(&v);
 	f0 = v.tab[0].shown, f1 = v.tab[1].shown;
-	if (!unit_ok(!fold2(&v, "53:1/100", "80:2/200", 0) && !fold2(&v, "53:1/100", "80:2/200", 0),
+	if (!tap_ok(!fold2(&v, "53:1/100", "80:2/200", 0) && !fold2(&v, "53:1/100", "80:2/200", 0),
 		     "paused: two intervals"))
 		return;
-	unit_ok(v.tab[0].shown == f0 && v.tab[1].shown == f1 && v.tab[0].cur->since.packets == 21 &&
+	tap_ok(v.tab[0].shown == f0 && v.tab[1].shown == f1 && v.tab[0].cur->since.packets == 21 &&
 		v.tab[1].cur->since.packets == 22,
 		"p: every tab stays, the intervals still fold in");
 	toggle_pause(&v);
-	unit_streq(tab_text(&v, 1, buf, sizeof(buf)), "80:2,2 22:0,0 | more 0 ovf 0,0 since 22",
+	tap_streq(tab_text(&v, 1, buf, sizeof(buf)), "80:2,2 22:0,0 | more 0 ovf 0,0 since 22",
 		   "p again: every tab shows its last picture");
-	unit_ok(v.tab[0].shown == v.tab[0].cur, "p again: tab 1 too");
+	tap_ok(v.tab[0].shown == v.tab[0].cur, "p again: tab 1 too");
 	tabs_free(&v);
 }
 
@@ -260,21 +260,21 @@ static void check_labels(void)
 	char buf[64];
 
 	share(len, 4, 100, w);
-	unit_okf(w[0] == 10 && w[1] == 45 && w[2] == 5 && w[3] == 40, "share: %d %d %d %d", w[0],
+	tap_okf(w[0] == 10 && w[1] == 45 && w[2] == 5 && w[3] == 40, "share: %d %d %d %d", w[0],
 		 w[1], w[2], w[3]);
 	share(len, 4, 60, w);
-	unit_okf(w[0] == 10 && w[1] == 22 && w[2] == 5 && w[3] == 22,
+	tap_okf(w[0] == 10 && w[1] == 22 && w[2] == 5 && w[3] == 22,
 		 "share, less room: %d %d %d %d", w[0], w[1], w[2], w[3]);
 	if (model_open(&v, &out2))
 		return;
 	n = label(&v, 0, 64, buf, sizeof(buf));
-	unit_ok(n == 24 && !strcmp(buf, "[1 count by udp.dstport]"), "label of the tab shown");
+	tap_ok(n == 24 && !strcmp(buf, "[1 count by udp.dstport]"), "label of the tab shown");
 	label(&v, 1, 64, buf, sizeof(buf));
-	unit_streq(buf, " 2 count by tcp.dstport where tcp ", "label of another tab");
+	tap_streq(buf, " 2 count by tcp.dstport where tcp ", "label of another tab");
 	n = label(&v, 1, 16, buf, sizeof(buf));
-	unit_ok(n == 16 && !strcmp(buf, " 2 count by ... "), "a label cut");
+	tap_ok(n == 16 && !strcmp(buf, " 2 count by ... "), "a label cut");
 	label(&v, 0, 2, buf, sizeof(buf));
-	unit_streq(buf, "[1]", "no room: the number");
+	tap_streq(buf, "[1]", "no room: the number");
 	tabs_free(&v);
 }
 
@@ -559,23 +559,23 @@ static void check_terminal(void)
 
 	rc = on_pty(child_one, "C.UTF-8", buf, sizeof(buf));
 	len = strlen(buf);
-	unit_okf(rc == 0, "300 intervals drawn with every key, the model kept its invariants "
+	tap_okf(rc == 0, "300 intervals drawn with every key, the model kept its invariants "
 		 "(status %d)", rc);
-	if (!unit_ok(strstr(buf, "\033[?1049l") && strstr(buf, "total since start: "),
+	if (!tap_ok(strstr(buf, "\033[?1049l") && strstr(buf, "total since start: "),
 		     "q: the terminal given back, then what the program prints"))
 		printf("#   the terminal's last bytes: %s\n", buf + (len > 200 ? len - 200 : 0));
 	screen("random, one", s, sizeof(s));
 	line_of(s, 0, line, sizeof(line));
-	unit_ok(!strncmp(line, "ebpfcount on eth0: count by udp.dstport ", 40) &&
+	tap_ok(!strncmp(line, "ebpfcount on eth0: count by udp.dstport ", 40) &&
 		!*line_of(s, TABS, line, sizeof(line)) &&
 		!strncmp(line_of(s, 29, line, sizeof(line)), " q quit  s sort by bytes  p pause  "
 			 "arrows PgUp PgDn Home End scroll ", 68),
 		"one expression: the title, no line of tabs, the keys' line as before");
 	rc = on_pty(child_two, "C.UTF-8", buf, sizeof(buf));
-	unit_okf(rc == 0, "two expressions: 300 intervals drawn with every key and the tab keys, "
+	tap_okf(rc == 0, "two expressions: 300 intervals drawn with every key and the tab keys, "
 		 "both tabs kept their invariants (status %d)", rc);
 	screen("random, two", s, sizeof(s));
-	unit_streq(line_of(s, TABS, line, sizeof(line)),
+	tap_streq(line_of(s, TABS, line, sizeof(line)),
 		   "[1 count by udp.dstport] 2 count by tcp.dstport where tcp",
 		   "two expressions: the line of tabs, the first shown");
 }
@@ -594,16 +594,16 @@ static void check_tab_screen(const char *name, int n)
 
 	screen(name, s, sizeof(s));
 	snprintf(title, sizeof(title), "ebpfcount on eth0: %s ", x[n - 1].text);
-	unit_okf(!strncmp(line_of(s, 0, line, sizeof(line)), title, strlen(title)), "%s: the title",
+	tap_okf(!strncmp(line_of(s, 0, line, sizeof(line)), title, strlen(title)), "%s: the title",
 		 name);
 	snprintf(title, sizeof(title), "%s: the line of tabs", name);
-	unit_streq(line_of(s, TABS, line, sizeof(line)), bar[n - 1], title);
-	unit_okf(strstr(s, has[n - 1][0]) && strstr(s, has[n - 1][1]) &&
+	tap_streq(line_of(s, TABS, line, sizeof(line)), bar[n - 1], title);
+	tap_okf(strstr(s, has[n - 1][0]) && strstr(s, has[n - 1][1]) &&
 		 !strstr(s, has[2 - n][0]) && !strstr(s, has[2 - n][1]),
 		 "%s: the tab's rows, not the other's", name);
-	unit_okf(!strstr(line_of(s, 2, line, sizeof(line)), "counted") == (n == 2),
+	tap_okf(!strstr(line_of(s, 2, line, sizeof(line)), "counted") == (n == 2),
 		 "%s: the interface's line: %s", name, line);
-	unit_okf(strstr(line_of(s, 29, line, sizeof(line)), " Tab S-Tab 1-2 tabs ") != NULL,
+	tap_okf(strstr(line_of(s, 29, line, sizeof(line)), " Tab S-Tab 1-2 tabs ") != NULL,
 		 "%s: the keys' line names the tab keys", name);
 }
 
@@ -614,7 +614,7 @@ static void check_tabs_terminal(void)
 	int rc;
 
 	rc = on_pty(child_tabs, "C", buf, sizeof(buf));
-	unit_okf(rc == 0 && strstr(buf, "total since start: "),
+	tap_okf(rc == 0 && strstr(buf, "total since start: "),
 		 "two expressions: drawn, the tab keys, q (status %d)", rc);
 	check_tab_screen("tab 1", 1);
 	check_tab_screen("tab 2 (Tab)", 2);
@@ -622,11 +622,11 @@ static void check_tabs_terminal(void)
 	screen("tab 2 (Tab)", s2, sizeof(s2));
 	show("tab 1", s1);
 	show("tab 2 (Tab)", s2);
-	unit_streq(screen("tab 1 (1)", t, sizeof(t)), s1, "1: tab 1 again, as it was");
-	unit_streq(screen("tab 2 (Shift-Tab)", t, sizeof(t)), s2,
+	tap_streq(screen("tab 1 (1)", t, sizeof(t)), s1, "1: tab 1 again, as it was");
+	tap_streq(screen("tab 2 (Shift-Tab)", t, sizeof(t)), s2,
 		   "Shift-Tab: back to tab 2, as it was");
-	unit_streq(screen("tab 2 (3: no such tab)", t, sizeof(t)), s2, "3: no such tab, no change");
-	unit_streq(screen("tab 1 (Tab)", t, sizeof(t)), s1, "Tab from the last: the first");
+	tap_streq(screen("tab 2 (3: no such tab)", t, sizeof(t)), s2, "3: no such tab, no change");
+	tap_streq(screen("tab 1 (Tab)", t, sizeof(t)), s1, "Tab from the last: the first");
 }
 
 int main(void)
@@ -653,5 +653,5 @@ int main(void)
 	check_labels();
 	check_terminal();
 	check_tabs_terminal();
-	return unit_done();
+	return tap_done();
 }

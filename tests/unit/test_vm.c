@@ -12,7 +12,7 @@
 
 #include "ebpf_vm.c"
 #include "insn.h"
-#include "unit.h"
+#include "tap.h"
 
 #define R0 BPF_REG_0
 #define R1 BPF_REG_1
@@ -74,7 +74,7 @@ static void test_case(const struct vcase *c)
 
 	maps();
 	got = vm_exec(c->p, c->n, &skb);
-	if (!unit_okf(got == c->want && (!c->trap || strstr(vm_why(), c->trap)),
+	if (!tap_okf(got == c->want && (!c->trap || strstr(vm_why(), c->trap)),
 		      "%s%s", engine_tag, c->name)) {
 		printf("#   got %ld (%s), want %ld (%s)\n", got, vm_why(), c->want,
 		       c->trap ? c->trap : "");
@@ -91,11 +91,11 @@ static void test_nonlinear(void)
 	struct packet skb = { .data = frame, .len = sizeof(frame), .nonlinear = 5 };
 
 	maps();
-	unit_okf(vm_exec(len, 4, &skb) == 15, "%snonlinear: data_end - data", engine_tag);
+	tap_okf(vm_exec(len, 4, &skb) == 15, "%snonlinear: data_end - data", engine_tag);
 	skb.nonlinear = 30;
-	unit_okf(vm_exec(len, 4, &skb) == 0, "%snothing linear: data_end == data", engine_tag);
+	tap_okf(vm_exec(len, 4, &skb) == 0, "%snothing linear: data_end == data", engine_tag);
 	skb.nonlinear = 5;
-	unit_okf(vm_exec(past, 3, &skb) == VM_TRAP && strstr(vm_why(), "data_end (15 bytes)"),
+	tap_okf(vm_exec(past, 3, &skb) == VM_TRAP && strstr(vm_why(), "data_end (15 bytes)"),
 		 "%snonlinear: a read past data_end traps", engine_tag);
 }
 
@@ -112,13 +112,13 @@ static void test_map_api(void)
 	maps();
 	vm_exec(p, sizeof(p) / sizeof(p[0]), &skb);
 	v = vm_map_find(3, &k);
-	unit_ok(v && *v == 70, "vm_map_lookup");
-	unit_ok(vm_map_count(3) == 1 && vm_map_count(4) == 4 && vm_map_count(9) == -1,
+	tap_ok(v && *v == 70, "vm_map_lookup");
+	tap_ok(vm_map_count(3) == 1 && vm_map_count(4) == 4 && vm_map_count(9) == -1,
 		"vm_map_count");
-	unit_ok(!vm_map_entry(3, 0, &key, &value) && *(__u32 *)key == 7 &&
+	tap_ok(!vm_map_entry(3, 0, &key, &value) && *(__u32 *)key == 7 &&
 		*(__u64 *)value == 70 && vm_map_entry(3, 1, &key, &value) == -1,
 		"vm_map_entry");
-	unit_ok(vm_map_add(3, BPF_MAP_TYPE_HASH, 4, 8, 1) == -1 &&
+	tap_ok(vm_map_add(3, BPF_MAP_TYPE_HASH, 4, 8, 1) == -1 &&
 		vm_map_add(10, BPF_MAP_TYPE_ARRAY, 8, 8, 1) == -1 &&
 		vm_map_add(11, BPF_MAP_TYPE_RINGBUF, 0, 0, 4096) == -1,
 		"vm_map_add refuses a taken fd, bad sizes, unknown types");
@@ -145,15 +145,15 @@ static void test_engine_maps(void)
 		v = k * 3;
 		ok &= !vm_map_update(vm, h, &k, &v, BPF_NOEXIST);
 	}
-	unit_okf(ok, "engine: %d keys inserted", N);
+	tap_okf(ok, "engine: %d keys inserted", N);
 	k = N;
-	unit_ok(vm_map_update(vm, h, &k, &v, BPF_ANY) == -E2BIG, "engine: a full hash says E2BIG");
+	tap_ok(vm_map_update(vm, h, &k, &v, BPF_ANY) == -E2BIG, "engine: a full hash says E2BIG");
 	for (k = 0; k < N; k += 2)
 		ok &= !vm_map_delete(vm, h, &k);
 	for (k = 0; k < N; k++)
 		ok &= k % 2 ? !vm_map_lookup(vm, h, &k, &v) && v == k * 3 :
 			      vm_map_lookup(vm, h, &k, &v) == -ENOENT;
-	unit_ok(ok, "engine: every other key deleted, the others still found");
+	tap_ok(ok, "engine: every other key deleted, the others still found");
 	cur = 0;
 	do {
 		n = 700;
@@ -162,7 +162,7 @@ static void test_engine_maps(void)
 			sum += vals[k] == keys[k] * 3ull ? vals[k] : 1;
 		got += n;
 	} while (!err);
-	unit_okf(err == -ENOENT && got == N / 2 && sum == 3ull * (N / 2) * (N / 2),
+	tap_okf(err == -ENOENT && got == N / 2 && sum == 3ull * (N / 2) * (N / 2),
 		"engine: batches read every entry once (%u)", got);
 	got = 0;
 	do {
@@ -171,11 +171,11 @@ static void test_engine_maps(void)
 		got += n;
 	} while (!err);
 	k = 1;
-	unit_ok(got == N / 2 && vm_map_next_key(vm, h, NULL, &k) == -ENOENT,
+	tap_ok(got == N / 2 && vm_map_next_key(vm, h, NULL, &k) == -ENOENT,
 		"engine: a drained map is empty");
 	for (k = 0; k < N; k++)
 		ok &= !vm_map_update(vm, h, &k, &v, BPF_NOEXIST);
-	unit_okf(ok, "engine: and takes %d keys again", N);
+	tap_okf(ok, "engine: and takes %d keys again", N);
 	vm_free(vm);
 }
 
@@ -191,12 +191,12 @@ static void test_engine_faults(void)
 	char err[256];
 	__u32 ret;
 
-	unit_okf(!vm_load(vm, far, 4, err, sizeof(err)) && vm_run(vm, &skb, &ret) == -1 &&
+	tap_okf(!vm_load(vm, far, 4, err, sizeof(err)) && vm_run(vm, &skb, &ret) == -1 &&
 		strstr(vm_error(vm), "insn 2: access at fp+8"), "engine: %s", vm_error(vm));
-	unit_okf(vm_load(vm, bad, 3, err, sizeof(err)) == -1 &&
+	tap_okf(vm_load(vm, bad, 3, err, sizeof(err)) == -1 &&
 		strstr(err, "insn 1: unknown opcode 0x8d"), "engine: refuses to load: %s", err);
-	unit_ok(vm_run(vm, &skb, &ret) == -1, "engine: nothing runs after a refused load");
-	unit_okf(!vm_load(vm, loop, 3, err, sizeof(err)) && vm_run(vm, &skb, &ret) == -1 &&
+	tap_ok(vm_run(vm, &skb, &ret) == -1, "engine: nothing runs after a refused load");
+	tap_okf(!vm_load(vm, loop, 3, err, sizeof(err)) && vm_run(vm, &skb, &ret) == -1 &&
 		strstr(vm_error(vm), "insn 1: more than"), "engine: %s", vm_error(vm));
 	vm_free(vm);
 }
@@ -227,18 +227,18 @@ static void test_count(void)
 
 	memcpy(q, p, sizeof(p));
 	q[5].imm = fd;
-	unit_okf(!vm_load(vm, q, sizeof(q) / sizeof(q[0]), err, sizeof(err)) &&
+	tap_okf(!vm_load(vm, q, sizeof(q) / sizeof(q[0]), err, sizeof(err)) &&
 		 !vm_run(vm, &skb, &ret), "count: runs uncounted first %s", err);
 	vm_count(vm, &c);
-	unit_okf(!vm_run(vm, &skb, &ret) && ret == 0, "count: the counted run %s", vm_error(vm));
+	tap_okf(!vm_run(vm, &skb, &ret) && ret == 0, "count: the counted run %s", vm_error(vm));
 	vm_count(vm, NULL);
-	unit_okf(!vm_run(vm, &skb, &ret), "count: and after");
-	unit_okf(c.insns == 12, "count: 12 instructions executed (got %llu)", c.insns);
-	unit_okf(c.ld_abs == 1 && c.ctx_loads == 1, "count: 1 LD_ABS, 1 context load (%llu, %llu)",
+	tap_okf(!vm_run(vm, &skb, &ret), "count: and after");
+	tap_okf(c.insns == 12, "count: 12 instructions executed (got %llu)", c.insns);
+	tap_okf(c.ld_abs == 1 && c.ctx_loads == 1, "count: 1 LD_ABS, 1 context load (%llu, %llu)",
 		 c.ld_abs, c.ctx_loads);
-	unit_okf(c.lookup[BPF_MAP_TYPE_PERCPU_HASH] == 1 && c.lookup[BPF_MAP_TYPE_HASH] == 0 &&
+	tap_okf(c.lookup[BPF_MAP_TYPE_PERCPU_HASH] == 1 && c.lookup[BPF_MAP_TYPE_HASH] == 0 &&
 		 !c.load_bytes && !c.other_calls, "count: 1 lookup, in a per-CPU hash");
-	unit_okf(c.stack == 40, "count: 40 bytes of stack (got %u)", c.stack);
+	tap_okf(c.stack == 40, "count: 40 bytes of stack (got %u)", c.stack);
 	vm_free(vm);
 }
 
@@ -410,5 +410,5 @@ int main(void)
 	test_engine_maps();
 	test_engine_faults();
 	test_count();
-	return unit_done();
+	return tap_done();
 }
