@@ -4,7 +4,10 @@
  *
  * Three passes: check every classic instruction; follow the reachable
  * ones (classic jumps go forward only, so one pass in order) to learn
- * which of A, X and M[] can be read before anything wrote them; emit.
+ * which of A, X and M[] can be read before anything wrote them and how
+ * many bytes the frame holds on every path (a load past its end rejects,
+ * so the loads after need no check up to there), and back (one pass in
+ * reverse order) to learn where A is dead; emit.
  * Jumps to a RET or a JA are threaded: a jump to "ret #0" joins the reject
  * list, one to "ret #k" the accept list, and a RET that nothing falls into
  * emits nothing, so `ip` becomes two eBPF instructions.  Every classic
@@ -18,6 +21,7 @@
  * would need Linux 5.1.  Inverted jumps (JNE, JLT, JLE) need Linux 4.14.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,7 +53,10 @@ struct fstate;
 struct slot {
 	int list;		/* eBPF jumps waiting for this instruction */
 	unsigned int in;	/* state written on every path to here */
+	unsigned int held;	/* bytes the frame holds on every path to here */
 	bool reach;
+	bool a_live;		/* A may be read from here before it is written */
+	bool msh_keeps_a;	/* an "ldxb 4*([k]&0xf)" after which A is live */
 };
 
 struct cbpf {
@@ -366,20 +373,41 @@ static int succ(const struct cbpf *c, unsigned int i, int d[2])
 	}
 }
 
+/* The end of the frame bytes s reads (its offset and size, 0: none). */
+static unsigned int load_end(const struct sock_filter *s)
+{
+	static const unsigned int bytes[] = { [BPF_W] = 4, [BPF_H] = 2, [BPF_B] = 1 };
+	unsigned int n;
+
+	/*
+	 * Not an indexed load: its offset X + k is a 32-bit sum, which wraps
+	 * ("ldb [x + 54]" with X = -53 reads byte 1).
+	 */
+	if (s->code == (BPF_LDX | BPF_MSH | BPF_B))
+		n = 1;
+	else if (is_abs(s) && !is_anc(s->k))
+		n = bytes[BPF_SIZE(s->code)];
+	else
+		return 0;
+	return s->k <= INT_MAX - n ? s->k + n : 0;
+}
+
 static void flow(struct cbpf *c)
 {
-	unsigned int i, out;
+	unsigned int i, out, held;
 	int d[2], k, j;
 
 	for (i = 0; i < c->n; i++)
-		c->s[i] = (struct slot){ .list = NO_JUMP, .in = ~0u };
+		c->s[i] = (struct slot){ .list = NO_JUMP, .in = ~0u, .held = ~0u };
 	c->s[0].reach = true;
 	c->s[0].in = 0;
+	c->s[0].held = 0;
 	for (i = 0; i < c->n; i++) {
 		if (!c->s[i].reach)
 			continue;
 		c->need |= reads(&c->f[i]) & ~c->s[i].in;
 		out = c->s[i].in | writes(&c->f[i]);
+		held = c->s[i].held > load_end(&c->f[i]) ? c->s[i].held : load_end(&c->f[i]);
 		if (c->f[i].code == (BPF_RET | BPF_A) ||
 		    (c->f[i].code == (BPF_RET | BPF_K) && c->f[i].k))
 			c->accepts = true;
@@ -390,7 +418,25 @@ static void flow(struct cbpf *c)
 				continue;
 			c->s[d[j]].reach = true;
 			c->s[d[j]].in &= out;
+			if (c->s[d[j]].held > held)
+				c->s[d[j]].held = held;
 		}
+	}
+	/* A's liveness, backwards: an accept or a reject reads nothing */
+	for (i = c->n; i-- > 0;) {
+		const struct sock_filter *s = &c->f[i];
+		bool live = false;
+
+		if (!c->s[i].reach)
+			continue;
+		k = succ(c, i, d);
+		for (j = 0; j < k; j++)
+			live |= d[j] >= 0 && c->s[d[j]].a_live;
+		/* X = 4 * (P[k] & 0xf) keeps A only where A is live after it */
+		if (s->code == (BPF_LDX | BPF_MSH | BPF_B))
+			c->s[i].msh_keeps_a = live;
+		c->s[i].a_live = (s->code != (BPF_LDX | BPF_MSH | BPF_B) && (reads(s) & S_A)) ||
+				 (live && !(writes(s) & S_A));
 	}
 }
 
@@ -641,19 +687,21 @@ static void emit_ld(struct cbpf *c, const struct sock_filter *s)
 	}
 }
 
-/* X = 4 * (P[k] & 0xf): LD_ABS writes R0 = A, so A waits in R8. */
-static void emit_msh(struct cbpf *c, const struct sock_filter *s)
+/* X = 4 * (P[k] & 0xf): the load writes R0 = A, so A waits in R8 if it is live. */
+static void emit_msh(struct cbpf *c, const struct sock_filter *s, bool keep_a)
 {
-	emit(c->e, BPF_MOV64_REG(REG_TMP, REG_A));
+	if (keep_a)
+		emit(c->e, BPF_MOV64_REG(REG_TMP, REG_A));
 	frame_load_checked(c->e, c->mode, BPF_B, -1, s->k, c->len_reg, c->keep_going,
 			   &c->reject);
 	emit(c->e, BPF_ALU32_IMM(BPF_AND, REG_A, 0xf));
 	emit(c->e, BPF_ALU32_IMM(BPF_LSH, REG_A, 2));
 	emit(c->e, BPF_MOV32_REG(REG_X, REG_A));
-	emit(c->e, BPF_MOV64_REG(REG_A, REG_TMP));
+	if (keep_a)
+		emit(c->e, BPF_MOV64_REG(REG_A, REG_TMP));
 }
 
-static void emit_ldx(struct cbpf *c, const struct sock_filter *s)
+static void emit_ldx(struct cbpf *c, const struct sock_filter *s, bool keep_a)
 {
 	switch (BPF_MODE(s->code)) {
 	case BPF_IMM:
@@ -667,7 +715,7 @@ static void emit_ldx(struct cbpf *c, const struct sock_filter *s)
 		emit(c->e, BPF_LDX_MEM(mem_size(c), REG_X, REG_FP, mem_off(c, s->k)));
 		break;
 	default:
-		emit_msh(c, s);
+		emit_msh(c, s, keep_a);
 		break;
 	}
 }
@@ -765,7 +813,7 @@ static void emit_insn(struct cbpf *c, unsigned int i)
 		emit_ld(c, s);
 		break;
 	case BPF_LDX:
-		emit_ldx(c, s);
+		emit_ldx(c, s, c->s[i].msh_keeps_a);
 		break;
 	case BPF_ST:
 		emit(c->e, BPF_STX_MEM(mem_size(c), REG_FP, REG_A, mem_off(c, s->k)));
@@ -823,8 +871,10 @@ static int emit_all(struct cbpf *c, int *reject)
 		if (!c->s[i].reach)
 			continue;
 		emit_patch_here(c->e, c->s[i].list);
+		c->e->held = c->s[i].held;
 		emit_insn(c, i);
 	}
+	c->e->held = 0;
 	emit_patch_here(c->e, c->accept);
 	if (c->e->err == -E2BIG)
 		fail(c, -1, "program too large (over %d eBPF instructions)",

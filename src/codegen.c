@@ -104,7 +104,8 @@ struct gen {
 	struct needs need;
 	enum frame_mode mode;
 	int shared;		/* several expressions (the headers analysed once) */
-	int win_len;		/* bytes of the frame copied to the window (r9 its length) */
+	int win_len;		/* bytes of the frame copied to the window */
+	int len_ready;		/* r7 holds the frame length already (gen_length()) */
 	int ext_l3, ext_l4;	/* FRAME_DIRECT: the bytes the keys read from r8, r9 */
 	int out;		/* jumps to "return 0" */
 	/* the expression being generated */
@@ -984,8 +985,49 @@ static void fast_key(struct gen *g, const struct fast *fp, int i)
 }
 
 static void gen_key_init(struct gen *g);
+static void gen_length(struct gen *g);
+static void gen_key_clear(struct gen *g, unsigned int skip);
 
 static void gen_count(struct gen *g);
+
+/*
+ * Does the fast path clear the key after its guard, only the words its
+ * keys do not fill, and the slow path the whole key?  For a hash, and not
+ * with LD_ABS, whose key stores keep the order gen_keys() needs.
+ */
+static int fast_sinks_clear(const struct gen *g)
+{
+	return !g->lay->array && g->mode != FRAME_LD_ABS;
+}
+
+/*
+ * The key's 8-byte words that the fast path's stores fill whole (a mask):
+ * a header field's value bytes (those of its prefix for an address wider
+ * than 4 bytes, the rest left zero), none of the status bytes; bytes past
+ * the key do not matter.
+ */
+static unsigned int fast_cover(const struct gen *g)
+{
+	unsigned char cov[LAYOUT_MAX_ROW + 8] = { 0 };
+	unsigned int words = 0;
+	int i, b, w;
+
+	for (i = 0; i < g->q->nkeys; i++) {
+		const struct key *k = &g->q->keys[i];
+		const struct field *f = k->field;
+
+		if (f->read == READ_HEADER || f->read == READ_ETYPE)
+			memset(cov + g->lay->val_off[i], 1,
+			       f->width > 4 && k->prefix ? (k->prefix + 7) / 8 : f->width);
+	}
+	for (w = 0; w * 8 < round8(g->lay->row_size); w++) {
+		for (b = w * 8; b < w * 8 + 8 && (b >= g->lay->key_size || cov[b]); b++)
+			;
+		if (b == w * 8 + 8)
+			words |= 1u << w;
+	}
+	return words;
+}
 
 /* Where the frames a fast path's guard turns away go (gen_fast_end()) */
 struct fast_exits {
@@ -1003,10 +1045,20 @@ static void gen_fast(struct gen *g, const struct fast *fp, int mask, const char 
 {
 	int rejected = g->next, i, n, run;
 
-	gen_key_init(g);
+	if (fast_sinks_clear(g)) {
+		if (!g->len_ready)
+			emit_note(g->e, "r7 = frame length");
+		gen_length(g);
+	} else {
+		gen_key_init(g);
+	}
 	emit_note(g->e, note);
 	fast_reach(g, fp, &x->slow, &x->unfit);
 	fast_tests(g, fp, mask, &x->slow);
+	if (fast_sinks_clear(g)) {
+		emit_note(g->e, "clear the key's words that the keys do not fill");
+		gen_key_clear(g, fast_cover(g));
+	}
 	/*
 	 * LD_ABS (no CAP_PERFMON): in gen_keys()'s order, last key first, and
 	 * no status byte, so that no store lands after a store of a constant
@@ -1056,7 +1108,10 @@ static void gen_fast_end(struct gen *g, struct fast_exits *x)
 {
 	frame_direct_unfit(g->e, x->unfit);
 	emit_patch_here(g->e, x->slow);
-	emit_note(g->e, "slow path: every other frame");
+	emit_note(g->e, fast_sinks_clear(g) ? "slow path: every other frame; clear the key" :
+		  "slow path: every other frame");
+	if (fast_sinks_clear(g))
+		gen_key_clear(g, 0);
 }
 
 /* r1 = the counts map: a map, or the live table in r9 */
@@ -1147,16 +1202,34 @@ static void gen_count(struct gen *g)
 	add_counter(g);
 }
 
-/* r7 = the frame length; zero the expression's key. */
-static void gen_key_init(struct gen *g)
+/* r7 = the frame length, unless it holds it already. */
+static void gen_length(struct gen *g)
+{
+	if (!g->len_ready)
+		frame_length(g->e, R_LEN);
+	g->len_ready = 0;
+}
+
+/* Zero the expression's key (a hash's), but the 8-byte words in skip (a mask). */
+static void gen_key_clear(struct gen *g, unsigned int skip)
 {
 	int i;
 
-	emit_note(g->e, g->lay->array ? "r7 = frame length" : "r7 = frame length; clear the key");
-	frame_length(g->e, R_LEN);
-	if (!g->lay->array)
-		for (i = 0; i < round8(g->lay->row_size); i += 8)
+	for (i = 0; i < round8(g->lay->row_size); i += 8)
+		if (!(skip & 1u << i / 8))
 			emit(g->e, BPF_ST_MEM(BPF_DW, FP, g->key + i, 0));
+}
+
+/* r7 = the frame length; zero the expression's key. */
+static void gen_key_init(struct gen *g)
+{
+	if (!g->lay->array)
+		emit_note(g->e, g->len_ready ? "clear the key" : "r7 = frame length; clear the key");
+	else if (!g->len_ready)
+		emit_note(g->e, "r7 = frame length");
+	gen_length(g);
+	if (!g->lay->array)
+		gen_key_clear(g, 0);
 	else if (!g->q->nkeys || g->mode == FRAME_LD_ABS)
 		zero_idx(g);	/* LD_ABS: the filter's M[] may have spilled there */
 }
@@ -1394,9 +1467,11 @@ int codegen(const struct codegen_expr *x, int nx, enum frame_mode mode, unsigned
 		emit_jmp(&g, BPF_JEQ, BPF_REG_0, (int)loopback, &g.out);
 	}
 	if (g.mode == FRAME_WINDOW && g.win_len) {
+		/* its length in r9 for the where clause, else in r7 for the keys */
+		g.len_ready = !shared && !x[0].filter;
 		emit_note(e, "copy the frame's first bytes to the stack");
-		frame_length(e, R_L4);
-		frame_copy(e, R_L4, g.win_len);
+		frame_length(e, g.len_ready ? R_LEN : R_L4);
+		frame_copy(e, g.len_ready ? R_LEN : R_L4, g.win_len);
 	}
 	/* without a where clause the fast path checks for itself: the slow one then */
 	has_fast = !shared && !e->slow_only && fast_plan(x[0].q, e->cooked, &fp);

@@ -33,6 +33,8 @@ struct emit {
 	struct { int base, extent; } direct[3];
 	/* FRAME_DIRECT: a register holding the frame's start, when extent > 0 */
 	struct { int reg, extent; } start;
+	/* frame_load_checked(): the frame is known to hold this many bytes */
+	unsigned int held;
 };
 
 void emit_init(struct emit *e);

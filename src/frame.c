@@ -339,7 +339,7 @@ static int length_in(struct emit *e, int len_reg)
 /* Past the frame's end (length in len_reg), n bytes at base + off: *reject. */
 static void check_end(struct emit *e, int base, int off, int n, int len_reg, int *reject)
 {
-	if (off < 0)
+	if (off < 0 || (base < 0 && (unsigned int)off + n <= e->held))
 		return;
 	len_reg = length_in(e, len_reg);
 	if (off > INT_MAX - n) {	/* past any frame, and past an imm32 */
@@ -401,11 +401,7 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 			emit_jump(e, BPF_JMP_A(0), &done);
 			emit_patch_here(e, slow);
 		}
-		if (base < 0)
-			emit_jump(e, BPF_JMP_IMM(BPF_JLT, length_in(e, len_reg), off + n, 0),
-				  reject);
-		else
-			check_end(e, base, off, n, len_reg, reject);
+		check_end(e, base, off, n, len_reg, reject);
 		direct_or_abs(e, size, base, off);
 		emit_patch_here(e, done);
 		return;
@@ -417,7 +413,8 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 		return;
 	}
 	if (base < 0) {
-		emit_jump(e, BPF_JMP_IMM(BPF_JLT, len_reg, off + n, 0), reject);
+		if ((unsigned int)off + n > e->held)
+			emit_jump(e, BPF_JMP_IMM(BPF_JLT, len_reg, off + n, 0), reject);
 		load_window(e, size, FP, FRAME_WIN_OFF + off, aligned(size, base, off), 0);
 		return;
 	}
