@@ -6,7 +6,9 @@
  * ones (classic jumps go forward only, so one pass in order) to learn
  * which of A, X and M[] can be read before anything wrote them and how
  * many bytes the frame holds on every path (a load past its end rejects,
- * so the loads after need no check up to there), and back (one pass in
+ * so the loads after need no check up to there) and what X is a multiple
+ * of (an indexed read from the window aligned to its size is one load),
+ * and back (one pass in
  * reverse order) to learn where A is dead; emit.
  * Jumps to a RET or a JA are threaded: a jump to "ret #0" joins the reject
  * list, one to "ret #k" the accept list, and a RET that nothing falls into
@@ -54,6 +56,7 @@ struct slot {
 	int list;		/* eBPF jumps waiting for this instruction */
 	unsigned int in;	/* state written on every path to here */
 	unsigned int held;	/* bytes the frame holds on every path to here */
+	unsigned int x_align;	/* X is a multiple of it on every path to here (1: any) */
 	bool reach;
 	bool a_live;		/* A may be read from here before it is written */
 	bool msh_keeps_a;	/* an "ldxb 4*([k]&0xf)" after which A is live */
@@ -373,6 +376,20 @@ static int succ(const struct cbpf *c, unsigned int i, int d[2])
 	}
 }
 
+/*
+ * What X is a multiple of after s, from x before: 4 after "ldxb
+ * 4*([k]&0xf)" (the IPv4 header length), a constant's largest power of
+ * two up to 4; unknown (1) after anything else that writes it.
+ */
+static unsigned int x_align_after(const struct sock_filter *s, unsigned int x)
+{
+	if (s->code == (BPF_LDX | BPF_MSH | BPF_B))
+		return 4;
+	if (s->code == (BPF_LDX | BPF_W | BPF_IMM))
+		return s->k % 4 == 0 ? 4 : s->k % 2 == 0 ? 2 : 1;
+	return writes(s) & S_X ? 1 : x;
+}
+
 /* The end of the frame bytes s reads (its offset and size, 0: none). */
 static unsigned int load_end(const struct sock_filter *s)
 {
@@ -394,20 +411,22 @@ static unsigned int load_end(const struct sock_filter *s)
 
 static void flow(struct cbpf *c)
 {
-	unsigned int i, out, held;
+	unsigned int i, out, held, x_align;
 	int d[2], k, j;
 
 	for (i = 0; i < c->n; i++)
-		c->s[i] = (struct slot){ .list = NO_JUMP, .in = ~0u, .held = ~0u };
+		c->s[i] = (struct slot){ .list = NO_JUMP, .in = ~0u, .held = ~0u, .x_align = 4 };
 	c->s[0].reach = true;
 	c->s[0].in = 0;
 	c->s[0].held = 0;
+	c->s[0].x_align = 4;	/* classic starts with X = 0 */
 	for (i = 0; i < c->n; i++) {
 		if (!c->s[i].reach)
 			continue;
 		c->need |= reads(&c->f[i]) & ~c->s[i].in;
 		out = c->s[i].in | writes(&c->f[i]);
 		held = c->s[i].held > load_end(&c->f[i]) ? c->s[i].held : load_end(&c->f[i]);
+		x_align = x_align_after(&c->f[i], c->s[i].x_align);
 		if (c->f[i].code == (BPF_RET | BPF_A) ||
 		    (c->f[i].code == (BPF_RET | BPF_K) && c->f[i].k))
 			c->accepts = true;
@@ -420,6 +439,8 @@ static void flow(struct cbpf *c)
 			c->s[d[j]].in &= out;
 			if (c->s[d[j]].held > held)
 				c->s[d[j]].held = held;
+			if (c->s[d[j]].x_align > x_align)
+				c->s[d[j]].x_align = x_align;
 		}
 	}
 	/* A's liveness, backwards: an accept or a reject reads nothing */
@@ -872,9 +893,11 @@ static int emit_all(struct cbpf *c, int *reject)
 			continue;
 		emit_patch_here(c->e, c->s[i].list);
 		c->e->held = c->s[i].held;
+		c->e->base_align = c->s[i].x_align;
 		emit_insn(c, i);
 	}
 	c->e->held = 0;
+	c->e->base_align = 0;
 	emit_patch_here(c->e, c->accept);
 	if (c->e->err == -E2BIG)
 		fail(c, -1, "program too large (over %d eBPF instructions)",

@@ -33,8 +33,10 @@ struct emit {
 	struct { int base, extent; } direct[3];
 	/* FRAME_DIRECT: a register holding the frame's start, when extent > 0 */
 	struct { int reg, extent; } start;
-	/* frame_load_checked(): the frame is known to hold this many bytes */
+	/* frame_load_checked(): the frame is known to hold this many bytes, */
 	unsigned int held;
+	/* ... and a register base is a multiple of this (0 or 1: unknown) */
+	unsigned int base_align;
 };
 
 void emit_init(struct emit *e);

@@ -428,7 +428,9 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 	emit(e, BPF_MOV64_REG(BPF_REG_3, FP));
 	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, FRAME_WIN_OFF));
 	emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_1));
-	load_bytes(e, BPF_REG_3, 0, n);
+	/* one load when the verifier can tell the address is aligned to it */
+	load_window(e, size, BPF_REG_3, 0, e->base_align && e->base_align % n == 0 &&
+		    (FRAME_WIN_OFF + off) % n == 0, 0);
 	emit_jump(e, BPF_JMP_A(0), &done);
 	emit_patch_here(e, slow);
 	if (keep_going)

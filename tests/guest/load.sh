@@ -17,7 +17,11 @@ has() { echo "$1" | grep -q "$2"; }
 exprs=$(parser_table live)
 
 n=$(echo "$exprs" | wc -l)
-plan $((n + 20))
+# reads indexed by the IPv4 header length, in every way of reading the frame
+modes="window ld_abs"
+[ "$series" = yes ] && modes="$modes direct"
+indexed="tcp port 443|tcp[tcpflags] & tcp-syn != 0|udp[4:4] = 0|tcp[2:2] = 443|icmp[0] = 8"
+plan $((n + 20 + $(echo $modes | wc -w) * 5))
 while read -r e; do
 	ok "loads: $e" quietly ebpfcount -i eth0 -c 1 -I 0.05 "$e"
 done <<END
@@ -94,6 +98,16 @@ else
 fi
 is "$(live_mode 'count by tcp.dstport')" "$want" "-v -i eth0: $want"
 is "$(live_mode 'count by ip.proto where tcp')" "$want" "-v -i eth0, a where clause: $want"
+# Reads at X + k, X the IPv4 header length (ldxb 4*([14]&0xf)): from the
+# copy, one load of the size when the verifier can tell it is aligned
+# (X a multiple of 4), which it must accept.
+for m in $modes; do
+	echo "$indexed" | tr '|' '\n' >/tmp/indexed
+	while read -r f; do
+		ok "$m: loads: where $f" \
+			quietly env EBPFCOUNT_FRAME=$m ebpfcount -i eth0 -c 1 -I 0.05 "count by ip.proto where $f"
+	done </tmp/indexed
+done
 # Constant offsets past a load's 16-bit offset, up to the largest read directly
 for at in 40000 65280:4 65531:4; do
 	ok "loads: a where clause at ether[$at]" \
