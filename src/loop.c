@@ -117,13 +117,10 @@ static int interval(struct loop *l, struct session *s, long n, double at, double
 	struct interval iv[MAX_EXPRS];
 	struct if_counters c;
 	size_t rows = 0;
-	int i, err;
+	int i;
 
-	err = session_collect(s, iv);
-	if (err) {
-		session_strerror(err, why, size);
+	if (session_collect(s, iv, why, size))
 		return -1;
-	}
 	for (i = 0; i < s->n; i++) {
 		iv[i].time = at;
 		iv[i].secs = secs;
@@ -182,12 +179,10 @@ static int final(struct loop *l, struct session *s, double at, double secs, char
 /* Within an interval: read the tables to grow (session_fold()).  0, or -1 with why filled. */
 static int fold(struct loop *l, struct session *s, int drain, char *why, size_t size)
 {
-	int i, ret = session_fold(s, drain);
+	int i, ret = session_fold(s, drain, why, size);
 
-	if (ret < 0) {
-		session_strerror(ret, why, size);
+	if (ret < 0)
 		return -1;
-	}
 	for (i = 0; l->verbose && i < s->n; i++)
 		if (ret & 1 << i)
 			say_growth(s, i);
@@ -236,14 +231,10 @@ static int gap(struct loop *l, struct session *s, long n, unsigned long long emp
 	       double from, double to, char *why, size_t size)
 {
 	struct interval iv[MAX_EXPRS];
-	int err;
 
 	/* what the first of them would read, nothing new; the rest read nothing */
-	err = session_collect(s, iv);
-	if (err) {
-		session_strerror(err, why, size);
+	if (session_collect(s, iv, why, size))
 		return -1;
-	}
 	output_gap(l->out, from, to, empty);
 	l->flush();
 	if (l->verbose)

@@ -325,22 +325,20 @@ int main(int argc, char **argv)
 	struct options o = { .interval = 1, .format = "human", .promisc = 1 };
 	struct if_counters c;
 	struct source src;
+	enum options_result ret;
 	int sock;
 	char ifname[64], err[1024], why[1024];
 	struct session t;
 	struct program p;
 
-	switch (options_parse(argc, argv, &o, err, sizeof(err))) {
-	case OPTIONS_COUNT:
-		break;
-	case OPTIONS_DONE:
+	ret = options_parse(argc, argv, &o, err, sizeof(err));
+	json_errors = o.json;
+	if (ret == OPTIONS_USAGE)
+		die(EXIT_USAGE, "%s", err);
+	if (ret == OPTIONS_DONE) {
 		flush_output();
 		return 0;
-	case OPTIONS_USAGE:
-		json_errors = o.json;
-		die(EXIT_USAGE, "%s", err);
 	}
-	json_errors = o.json;
 	lp.count = o.count;
 	lp.interval = o.interval;
 	lp.verbose = o.verbose;

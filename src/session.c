@@ -61,7 +61,6 @@ int session_open(struct session *s, const struct program *p, const struct sessio
 		 char *err, size_t errlen)
 {
 	int fds[MAP_SLOT(MAX_EXPRS, 0)];
-
 	int i;
 
 	memset(s, 0, sizeof(*s));
@@ -118,24 +117,35 @@ void session_close(struct session *s)
 	s->vm = NULL;
 }
 
-int session_collect(struct session *s, struct interval *iv)
+/* Why a readout failed: -1. */
+static int readout_error(int err, char *buf, size_t size)
 {
-	int i, err = 0;
-
-	for (i = 0; !err && i < s->n; i++)
-		err = report_collect(s->r[i], &s->m[i], &iv[i]);
-	return err;
+	if (err == -ENOMEM)	/* read, but no room for the keys */
+		snprintf(buf, size, "out of memory for the keys read");
+	else
+		snprintf(buf, size, "cannot read the counters: %s", strerror(-err));
+	return -1;
 }
 
-int session_fold(struct session *s, int drain)
+int session_collect(struct session *s, struct interval *iv, char *err, size_t errlen)
 {
-	int i, err, changed = 0;
+	int i, ret;
+
+	for (i = 0; i < s->n; i++)
+		if ((ret = report_collect(s->r[i], &s->m[i], &iv[i])))
+			return readout_error(ret, err, errlen);
+	return 0;
+}
+
+int session_fold(struct session *s, int drain, char *err, size_t errlen)
+{
+	int i, ret, changed = 0;
 
 	for (i = 0; i < s->n; i++) {
-		err = (drain ? report_drain : report_fold)(s->r[i], &s->m[i]);
-		if (err < 0)
-			return err;
-		if (err > 0)
+		ret = (drain ? report_drain : report_fold)(s->r[i], &s->m[i]);
+		if (ret < 0)
+			return readout_error(ret, err, errlen);
+		if (ret > 0)
 			changed |= 1 << i;
 	}
 	return changed;
@@ -166,12 +176,4 @@ unsigned long session_drain_every(const struct session *s)
 			every = n;
 	}
 	return every;
-}
-
-void session_strerror(int err, char *buf, size_t size)
-{
-	if (err == -ENOMEM)	/* read, but no room for the keys */
-		snprintf(buf, size, "out of memory for the keys read");
-	else
-		snprintf(buf, size, "cannot read the counters: %s", strerror(-err));
 }

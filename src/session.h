@@ -55,20 +55,17 @@ int session_open(struct session *s, const struct program *p, const struct sessio
 int session_run(struct session *s, const struct packet *pkt, char *err, size_t errlen);
 void session_close(struct session *s);
 
-/*
- * The reports (report.h), one per table; the readouts below use them,
- * each returning 0 or a negative errno (-ENOMEM: read, but no room for the
- * keys).
- */
-/* Read and empty every table: the interval's rows into iv[0..n). */
-int session_collect(struct session *s, struct interval *iv);
+/* The reports (report.h), one per table, read them: */
+/* Read and empty every table: the interval's rows into iv[0..n).  0, or -1 with err. */
+int session_collect(struct session *s, struct interval *iv, char *err, size_t errlen);
 /*
  * Within an interval: read the tables that overflowed, or (drain) every
  * table that grows, so that they grow now (report_fold(), report_drain()).
- * A mask of the tables that changed size (maps.h: grew_to, refused).
+ * A mask of the tables that changed size (maps.h: grew_to, refused), or -1
+ * with err.
  */
-int session_fold(struct session *s, int drain);
-/* The totals since start, as of the last readout, into iv[0..n). */
+int session_fold(struct session *s, int drain, char *err, size_t errlen);
+/* The totals since start, as of the last readout, into iv[0..n): 0, or -ENOMEM. */
 int session_totals(struct session *s, struct interval *iv);
 /*
  * How many records a capture file may bring before its tables that grow
@@ -76,7 +73,5 @@ int session_totals(struct session *s, struct interval *iv);
  * such table; 0 if none grows.
  */
 unsigned long session_drain_every(const struct session *s);
-/* A readout error, as a message. */
-void session_strerror(int err, char *buf, size_t size);
 
 #endif

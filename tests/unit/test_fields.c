@@ -156,10 +156,11 @@ static void run(struct counts *c, const struct packet *skb)
 static void collect(struct counts *c)
 {
 	struct interval iv[1];
+	char err[256] = "out of memory for the totals";
 
-	if (session_collect(&c->s, iv) || session_totals(&c->s, &c->iv)) {
+	if (session_collect(&c->s, iv, err, sizeof(err)) || session_totals(&c->s, &c->iv)) {
 		if (!c->traps++)
-			snprintf(c->why, sizeof(c->why), "the readout failed");
+			snprintf(c->why, sizeof(c->why), "the readout failed: %s", err);
 		memset(&c->iv, 0, sizeof(c->iv));
 	}
 }
