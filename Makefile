@@ -13,7 +13,10 @@ SRCS     := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS     := $(SRCS:src/%.c=$(B)/obj/%.o)
 SAN_OBJS := $(SRCS:src/%.c=$(B)/san/%.o)
 UNITS    := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
-UNIT_DEPS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.[ch])) tests/tap.h
+# craft's spec language (tests/spec.c): the frame builder of every test
+SPEC     := tests/spec.c
+UNIT_DEPS := $(filter-out tests/unit/test_%,$(wildcard tests/unit/*.[ch])) tests/tap.h \
+	$(SPEC) tests/spec.h
 PROGS    := $(patsubst tests/progs/%.c,$(B)/bin/%,$(wildcard tests/progs/*.c))
 
 .PHONY: all deps bench-deps fuzz-deps pkg-deps fuzzers fuzz kernel check check-debug unit guest \
@@ -40,10 +43,10 @@ $(B)/obj/main.o $(B)/obj/options.o: $(B)/obj/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DEBPFCOUNT_VERSION='"$(VERSION)"' -c $< -o $@
 
-# Test programs run in the guests; they share headers, not objects.
-$(B)/bin/%: tests/progs/%.c $(wildcard tests/progs/*.h tests/tap.h src/*.h)
+# Test programs run in the guests; they share headers and the frame builder.
+$(B)/bin/%: tests/progs/%.c $(wildcard tests/progs/*.h tests/tap.h src/*.h) $(SPEC) tests/spec.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests $< $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) -Itests $< $(SPEC) $(LDLIBS) -o $@
 
 # LD_PRELOAD shims for the guest fault tests (build/guest is the guests' /).
 $(B)/guest/usr/lib/ebpfcount/%.so: tests/preload/%.c
@@ -52,9 +55,9 @@ $(B)/guest/usr/lib/ebpfcount/%.so: tests/preload/%.c
 
 # bench_prog loads ebpfcount's own programs, bench_readout reads its maps:
 # they link the objects of src/.
-$(B)/bin/bench_prog $(B)/bin/bench_readout: $(B)/bin/%: tests/progs/%.c $(OBJS)
+$(B)/bin/bench_prog $(B)/bin/bench_readout: $(B)/bin/%: tests/progs/%.c $(OBJS) $(SPEC)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< $(OBJS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) -Itests $< $(SPEC) $(OBJS) $(LDLIBS) -o $@
 
 # Hand-written C counterparts of ebpfcount's programs (make bench only).
 BPF_OBJS := $(patsubst tests/bench/c/%.bpf.c,$(B)/bench/%.bpf.o,$(wildcard tests/bench/c/*.bpf.c))
@@ -75,10 +78,10 @@ cost: $(B)/bench/cost $(BPF_OBJS) $(B)/bin/craft
 # tests/unit (ebpf_vm.c) are #included by the tests that use them.
 $(B)/unit/%: tests/unit/%.c $(OBJS) $(UNIT_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests -Itests/unit $< $(OBJS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) -Itests -Itests/unit $< $(SPEC) $(OBJS) $(LDLIBS) -o $@
 $(B)/unit-san/%: tests/unit/%.c $(SAN_OBJS) $(UNIT_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -Itests -Itests/unit $< $(SAN_OBJS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(SAN) -Itests -Itests/unit $< $(SPEC) $(SAN_OBJS) $(LDLIBS) -o $@
 
 unit: $(UNITS:%=$(B)/unit/%) $(UNITS:%=$(B)/unit-san/%)
 
@@ -103,9 +106,11 @@ $(B)/fuzz/obj/%.o: src/%.c $(wildcard src/*.h) | fuzz-deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CFLAGS) $(FUZZ_SAN) $(FUZZ_COV) -c $< -o $@
 
-$(FUZZERS:%=$(B)/fuzz/%): $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJS) | fuzz-deps
+$(FUZZERS:%=$(B)/fuzz/%): $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(SPEC) tests/spec.h \
+		$(FUZZ_OBJS) | fuzz-deps
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -Itests/fuzz $< $(FUZZ_OBJS) \
+	$(FUZZ_CC) $(CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -Itests -Itests/fuzz $< $(SPEC) \
+		$(FUZZ_OBJS) \
 		$(LDLIBS) -o $@
 
 fuzzers: $(FUZZERS:%=$(B)/fuzz/%)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the fuzz targets share: reading the fuzz input, frames (a few real
- * ones, and ones derived from the input), classic programs translated and
- * run in the engine, and the places where libpcap and Linux differ.
+ * What the fuzz targets share: reading the fuzz input, frames (a few built
+ * from craft specs, and ones derived from the input), classic programs
+ * translated and run in the engine, and the places where libpcap and Linux
+ * differ.
  * Each target is one file that includes this one (static functions only).
  */
 #ifndef EBPFCOUNT_FUZZ_H
@@ -22,6 +23,7 @@
 #include "cbpf.h"
 #include "emit.h"
 #include "filter.h"
+#include "spec.h"
 #include "vm.h"
 
 #define FRAME_MAX	512
@@ -100,56 +102,25 @@ static inline uint32_t in_u32(struct in *in)
 
 /* ---- frames ---- */
 
-/* Real frames, as a capture file shows them (VLAN tags inline). */
-static const char *const frame_hex[] = {
-	/* IPv4 TCP SYN 10.0.0.1:40000 > 198.18.0.1:443 */
-	"020000000002020000000001" "0800"
-	"450000281234000040060000" "0a000001c6120001"
-	"9c4001bb000003e800000000" "50020000ffff0000",
-	/* IPv4 UDP 198.19.0.1:53 > 10.0.0.1:33000, 12 bytes */
-	"020000000002020000000001" "0800"
-	"450000281234000040110000" "c61300010a000001"
-	"003580e80014000001020304" "05060708090a0b0c",
-	/* IPv4 ICMP echo, 8 bytes */
-	"ffffffffffff020000000001" "0800"
-	"450000241234000040010000" "0a000001c6120001"
-	"0800000012340001deadbeef" "deadbeef",
-	/* IPv4 with 3 option words, TCP ACK 22 > 5555 */
-	"020000000002525400123401" "0800"
-	"480000341234400040060000" "c61207070a010203" "010101010101010101010101"
-	"001615b3000003e8000007d0" "50100000ffff0000",
-	/* IPv4 later fragment, proto 6 */
-	"020000000002020000000001" "0800"
-	"4500001c123400b940060000" "0a000001c6120001" "deadbeefdeadbeef",
-	/* IPv6 TCP 50000 > 443 */
-	"333300000001020000000001" "86dd"
-	"6000000000140640" "20010db8000000000000000000000001"
-	"20010002000000000000000000000001"
-	"c35001bb000003e800000000" "50020000ffff0000",
-	/* IPv6 hop-by-hop header, then UDP 1000 > 53 */
-	"020000000002020000000001" "86dd"
-	"6000000000100040" "20010db8000000000000000000000003"
-	"20010002000000000000000000000002"
-	"1100010400000000" "03e800350008abcd",
-	/* IPv6 ICMPv6 echo */
-	"020000000002020000000001" "86dd"
-	"60000000000c3a40" "20010db8000000000000000000000001"
-	"20010002000000000000000000000001" "8000000012340001deadbeef",
-	/* VLAN 42, IPv4 TCP > 443 */
-	"020000000002020000000001" "8100002a" "0800"
-	"450000281234000040060000" "0a000001c6120001"
-	"9c4001bb000003e800000000" "50020000ffff0000",
-	/* QinQ 88a8 100, 8100 7, IPv4 UDP 1 > 2 */
-	"020000000002020000000001" "88a80064" "81000007" "0800"
-	"450000201234000040110000" "0a0000010a000002" "00010002000c000001020304",
-	/* ARP who-has 198.18.0.1 */
-	"ffffffffffff020000000001" "0806"
-	"0001080006040001020000000001c6120002" "000000000000c6120001",
-	/* 802.3 LLC */
-	"0180c2000000020000000001" "0026" "424203000000000080000200",
+/* Frames as a capture file shows them (VLAN tags inline), craft specs. */
+static const char *const frame_specs[] = {
+	"tcp4,src=10.0.0.1,dst=198.18.0.1,sport=40000,dport=443",
+	"udp4,src=198.19.0.1,dst=10.0.0.1,sport=53,dport=33000,len=54",
+	"icmp4,src=10.0.0.1,dst=198.18.0.1,len=50,dmac=ff:ff:ff:ff:ff:ff",
+	("tcp4,src=198.18.7.7,dst=10.1.2.3,sport=22,dport=5555,flags=A,ipopts=12,frag=df,"
+	 "smac=52:54:00:12:34:01"),
+	"tcp4,src=10.0.0.1,dst=198.18.0.1,frag=later,len=42",
+	"tcp6,src=2001:db8::1,dst=2001:2::1,sport=50000,dport=443,dmac=33:33:00:00:00:01",
+	"udp6,src=2001:db8::3,dst=2001:2::2,sport=1000,dport=53,ext=hop",
+	"icmp6,src=2001:db8::1,dst=2001:2::1,len=66",
+	"tcp4,vlan=42,src=10.0.0.1,dst=198.18.0.1,sport=40000,dport=443",
+	"udp4,svlan=100,vlan=7,src=10.0.0.1,dst=10.0.0.2,sport=1,dport=2,len=54",
+	"arp,src=198.18.0.2,dst=198.18.0.1,dmac=ff:ff:ff:ff:ff:ff",
+	/* 802.3 LLC: a spanning tree BPDU */
+	"raw,etype=38,len=26,dmac=01:80:c2:00:00:00,payload=424203000000000080000200",
 };
 
-#define NFRAMES ((int)(sizeof(frame_hex) / sizeof(frame_hex[0])))
+#define NFRAMES ((int)(sizeof(frame_specs) / sizeof(frame_specs[0])))
 
 struct frame {
 	unsigned char data[FRAME_MAX];
@@ -160,18 +131,16 @@ static struct frame frames[NFRAMES];
 
 static inline void frames_init(void)
 {
-	int i;
+	char err[256];
+	int i, len;
 
 	if (frames[0].len)
 		return;
 	for (i = 0; i < NFRAMES; i++) {
-		const char *h = frame_hex[i];
-		unsigned int b;
-
-		while (*h && sscanf(h, "%2x", &b) == 1) {
-			frames[i].data[frames[i].len++] = b;
-			h += 2;
-		}
+		len = spec_frame(frame_specs[i], frames[i].data, FRAME_MAX, err, sizeof(err));
+		if (len <= 0)
+			fuzz_fail("%s", err);
+		frames[i].len = len;
 	}
 }
 

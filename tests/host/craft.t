@@ -64,6 +64,12 @@ udp4,len=100|frame.len ip.len udp.length|100,86,66
 tcp6,len=1514|frame.len ipv6.plen|1514,1460
 udp4,vlan=42,prio=5|eth.type vlan.id vlan.priority vlan.etype ip.proto udp.dstport frame.len|0x8100,42,5,0x0800,17,2000,46
 tcp6,vlan=7|vlan.id vlan.priority ipv6.nxt tcp.dstport|7,0,6,2000
+udp4,svlan=100,vlan=42|eth.type ieee8021ad.id vlan.id vlan.etype|0x88a8,100,42,0x0800
+udp4,svlan=100,stpid=0x8100,vlan=42,tpid=0x9100|eth.type vlan.etype frame.len|0x8100,0x9100,50
+tcp4,ihl=0|ip.hdr_len|0
+tcp4,frag=df|ip.flags.df ip.flags.mf ip.frag_offset|1,0,0
+raw,etype=38,len=26,payload=424203|llc.dsap llc.ssap frame.len|0x42,0x42,26
+udp4,len=46,payload=deadbeef|udp.payload|deadbeef
 arp,vlan=4095|vlan.id arp.opcode|4095,1
 tcp4,ipopts=5|ip.hdr_len ip.len tcp.dstport|28,48,2000
 udp4,ipopts=40|ip.hdr_len udp.dstport|60,2000
@@ -109,6 +115,12 @@ udp4,trunc=43|trunc=
 udp4,frag=maybe|frag=
 udp4,prio=1|prio=
 udp4,vlan=4096|vlan=
+udp4,tpid=0x9100|tpid=
+udp4,vlan=1,stpid=0x9100|stpid=
+udp4,ihl=16|ihl=
+udp6,ihl=5|ihl=
+udp4,payload=abc,len=50|payload=
+udp4,payload=ab|payload=
 udp4,sport=65530,sportrange=7|sportrange=
 udp4,n=-1|n=
 udp4,dport|dport

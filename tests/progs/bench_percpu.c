@@ -32,6 +32,7 @@
 #include <linux/bpf.h>
 
 #include "insn.h"
+#include "spec.h"
 
 #define LD_ABS(SIZE, OFF) INSN(BPF_LD | BPF_SIZE(SIZE) | BPF_ABS, 0, 0, 0, OFF)
 
@@ -99,12 +100,9 @@ static int load_empty(void)
 }
 
 /* Ethernet + IPv4/UDP, 64 bytes; ip.proto 17, ip.src 198.18.0.1 */
-static unsigned char pkt[64] = {
-	0x52, 0x54, 0, 0x12, 0x34, 0x02, 0x52, 0x54, 0, 0x12, 0x34, 0x01, 0x08, 0x00,
-	0x45, 0, 0, 50, 0, 0, 0x40, 0, 64, 17, 0, 0,
-	198, 18, 0, 1, 198, 18, 0, 2,
-	0x30, 0x39, 0x00, 0x35, 0, 30, 0, 0,
-};
+static unsigned char pkt[64];
+#define FRAME_SPEC "udp4,src=198.18.0.1,dst=198.18.0.2,sport=12345,dport=53,frag=df,len=64," \
+	"smac=52:54:00:12:34:01,dmac=52:54:00:12:34:02"
 
 static double run_ns(int fd, int repeat)
 {
@@ -148,11 +146,16 @@ int main(int argc, char **argv)
 	enum { NPROGS = sizeof(names) / sizeof(names[0]) };
 	double t[NPROGS][64];
 	cpu_set_t set;
+	char err[256];
 	int mode, p, r;
 
 	if (repeat <= 0 || rounds <= 0 || rounds > 64) {
 		fprintf(stderr, "usage: %s [REPEAT [ROUNDS<=64]]\n", argv[0]);
 		return 2;
+	}
+	if (spec_frame(FRAME_SPEC, pkt, sizeof(pkt), err, sizeof(err)) < 0) {
+		fprintf(stderr, "bench_percpu: %s\n", err);
+		return 1;
 	}
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);

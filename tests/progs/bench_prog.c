@@ -51,20 +51,14 @@
 #include "maps.h"
 #include "parse.h"
 #include "session.h"
+#include "spec.h"
 
 #define MAX_CASES 64
 #define MAX_ROUNDS 64
 
-static unsigned char pkt[14 + 60] = {
-	/* what BPF_PROG_TEST_RUN takes for the Ethernet header */
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x08, 0x00,
-	/* the frame */
-	0x52, 0x54, 0, 0x12, 0x34, 0x01, 0x52, 0x54, 0, 0x12, 0x34, 0x02, 0x08, 0x00,
-	0x45, 0, 0, 40, 0, 1, 0x40, 0, 64, 6, 0, 0,		/* IPv4, DF, TTL 64, TCP */
-	198, 18, 0, 2, 198, 18, 0, 1,
-	0x9c, 0x40, 0x01, 0xbb, 0, 0, 0, 1, 0, 0, 0, 0,		/* 40000 -> 443 */
-	0x50, 0x02, 0xff, 0xff, 0, 0, 0, 0,			/* SYN */
-};
+/* What BPF_PROG_TEST_RUN takes for the Ethernet header, then the frame. */
+static unsigned char pkt[14 + 60] = { [12] = 0x08, [13] = 0x00 };
+#define FRAME_SPEC "tcp4,sport=40000,dport=443,frag=df,len=60"
 
 struct bcase {
 	const char *name;
@@ -242,7 +236,7 @@ int main(int argc, char **argv)
 {
 	struct bcase cases[MAX_CASES];
 	int repeat = 1000000, rounds = 5, n = 0, alone = 0, mode, first, last, i, r, opt;
-	char *s, *semi;
+	char *s, *semi, err[256];
 	cpu_set_t set;
 
 	while ((opt = getopt(argc, argv, "1r:n:")) != -1) {
@@ -256,6 +250,8 @@ int main(int argc, char **argv)
 	if (repeat < 4 || rounds < 1 || rounds > MAX_ROUNDS || optind == argc ||
 	    argc - optind > MAX_CASES)
 		goto usage;
+	if (spec_frame(FRAME_SPEC, pkt + 14, sizeof(pkt) - 14, err, sizeof(err)) < 0)
+		die("%s", err);
 	memset(cases, 0, sizeof(cases));
 	for (i = optind; i < argc; i++, n++) {
 		char *eq = strchr(argv[i], '=');

@@ -44,6 +44,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "spec.h"
+
 #define MAX_ROUNDS 64
 
 /* the map's key and value, as in tc_5tuple.bpf.c */
@@ -57,20 +59,9 @@ struct counter {
 	unsigned long long packets, bytes;
 };
 
-static unsigned char udp_frame[60] = {
-	0x52, 0x54, 0, 0x12, 0x34, 0x01, 0x52, 0x54, 0, 0x12, 0x34, 0x02, 0x08, 0x00,
-	0x45, 0, 0, 46, 0, 1, 0x40, 0, 64, 17, 0, 0,		/* IPv4, DF, TTL 64, UDP */
-	198, 18, 0, 2, 198, 18, 0, 1,
-	0x03, 0xe8, 0x07, 0xd0, 0, 26, 0, 0,			/* 1000 -> 2000 */
-};
-
-static unsigned char tcp_frame[60] = {
-	0x52, 0x54, 0, 0x12, 0x34, 0x01, 0x52, 0x54, 0, 0x12, 0x34, 0x02, 0x08, 0x00,
-	0x45, 0, 0, 40, 0, 1, 0x40, 0, 64, 6, 0, 0,		/* IPv4, DF, TTL 64, TCP */
-	198, 18, 0, 2, 198, 18, 0, 1,
-	0x9c, 0x40, 0x01, 0xbb, 0, 0, 0, 1, 0, 0, 0, 0,		/* 40000 -> 443 */
-	0x50, 0x02, 0xff, 0xff, 0, 0, 0, 0,			/* SYN */
-};
+static unsigned char udp_frame[60], tcp_frame[60];
+#define UDP_SPEC "udp4,frag=df,len=60"
+#define TCP_SPEC "tcp4,sport=40000,dport=443,frag=df,len=60"
 
 static _Noreturn void die(const char *fmt, ...)
 {
@@ -247,6 +238,7 @@ int main(int argc, char **argv)
 {
 	int repeat = 1000000, rounds = 5, testrun = 0, opt;
 	const char *ifname = NULL;
+	char err[256];
 
 	while ((opt = getopt(argc, argv, "i:tr:n:")) != -1) {
 		switch (opt) {
@@ -260,6 +252,9 @@ int main(int argc, char **argv)
 	if (optind != argc - 1 || !ifname == !testrun || repeat < 1 || rounds < 1 ||
 	    rounds > MAX_ROUNDS)
 		goto usage;
+	if (spec_frame(UDP_SPEC, udp_frame, sizeof(udp_frame), err, sizeof(err)) < 0 ||
+	    spec_frame(TCP_SPEC, tcp_frame, sizeof(tcp_frame), err, sizeof(err)) < 0)
+		die("%s", err);
 	libbpf_set_print(quiet);
 	return testrun ? test(argv[optind], repeat, rounds) : attach(ifname, argv[optind]);
 usage:

@@ -4,9 +4,9 @@
  * ebpfcount -r runs them (src/session.c: the tables, the strict engine, the
  * reports): what they count, without a kernel.
  *
- * Without arguments, a TAP test on frames built here, of what no decoder
- * can tell: every run returns 0 (nothing is queued to the socket) and
- * never traps, the where clause drops packets, gso_segs counts wire
+ * Without arguments, a TAP test on frames built from craft specs
+ * (tests/spec.h), of what no decoder can tell: every run returns 0
+ * (nothing is queued to the socket) and never traps, the where clause drops packets, gso_segs counts wire
  * packets, keys that do not fit in a bounded hash go to the overflow
  * counter, array entries for absent and truncated keys, vlan.id from the
  * skb metadata and from an inline tag; and every field's program counts
@@ -39,6 +39,7 @@
 #include "filter.h"
 #include "output.h"
 #include "session.h"
+#include "spec.h"
 #include "tap.h"
 #include "vm.h"
 
@@ -237,67 +238,29 @@ static int helper(const char *file, const char *expr, unsigned int max_keys)
 /* ---- frames for the TAP test ---- */
 
 struct fspec {
-	const char *what;	/* "udp 53", "tcp 443", "arp", "frag", "ip6 hop" */
-	unsigned int vlan;	/* 0, or TCI of an inline 802.1Q tag */
+	const char *spec;	/* craft's spec (tests/spec.h) */
 	unsigned int skb_vlan;	/* 0, or TCI of a tag moved to the skb */
-	unsigned int cut;	/* keep this many bytes, 0 all */
 	unsigned int gso_segs;
 };
 
-static unsigned int put16(unsigned char *b, unsigned int at, unsigned int v)
-{
-	b[at] = v >> 8;
-	b[at + 1] = v;
-	return at + 2;
-}
+/* From 198.18.7.9:40000; the rest as craft's defaults (to 198.18.0.1). */
+#define UDP(port)	"udp4,src=198.18.7.9,sport=40000,dport=" #port
+#define TCP(port)	"tcp4,src=198.18.7.9,sport=40000,dport=" #port
+#define FRAG		"udp4,src=198.18.7.9,frag=later,len=42"	/* a later fragment */
+#define IP6_HOP		"udp6,src=::2,dst=::1,ext=hop,dport=53"	/* hop-by-hop, then UDP */
+#define ARP		"arp"
 
-/* A small frame for f into b; its length. */
+/* The frame of f into b (of 128 bytes); its length. */
 static unsigned int make_frame(const struct fspec *f, unsigned char *b)
 {
-	static const unsigned char macs[12] = { 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2 };
-	unsigned int n = 12, port = 0, l4;
-	int ip6 = !strncmp(f->what, "ip6", 3), tcp = !strncmp(f->what, "tcp", 3);
+	char err[256];
+	int len = spec_frame(f->spec, b, 128, err, sizeof(err));
 
-	memset(b, 0, 128);
-	memcpy(b, macs, 12);
-	if (f->vlan) {
-		n = put16(b, n, ETH_P_8021Q);
-		n = put16(b, n, f->vlan);
+	if (len < 0) {
+		printf("Bail out! %s\n", err);
+		exit(1);
 	}
-	if (!strcmp(f->what, "arp")) {
-		n = put16(b, n, ETH_P_ARP);
-		return n + 28;
-	}
-	n = put16(b, n, ip6 ? ETH_P_IPV6 : ETH_P_IP);
-	sscanf(f->what + strcspn(f->what, "0123456789"), "%u", &port);
-	if (ip6) {
-		b[n] = 0x60;
-		b[n + 6] = 0;			/* hop-by-hop, then UDP */
-		b[n + 8 + 15] = 2;
-		b[n + 24 + 15] = 1;
-		l4 = n + 40;
-		b[l4] = IPPROTO_UDP;
-		l4 += 8;
-		b[l4 + 3] = 53;
-		return l4 + 8;
-	}
-	b[n] = strstr(f->what, " opt") ? 0x46 : 0x45;	/* one word of options: NOPs */
-	if (b[n] == 0x46)
-		memset(b + n + 20, 1, 4);
-	b[n + 8] = 64;
-	b[n + 9] = tcp ? IPPROTO_TCP : IPPROTO_UDP;
-	if (!strcmp(f->what, "frag"))
-		put16(b, n + 6, 185);		/* a later fragment */
-	b[n + 12] = 198, b[n + 13] = 18, b[n + 14] = 7, b[n + 15] = 9;
-	b[n + 16] = 198, b[n + 17] = 18, b[n + 18] = 0, b[n + 19] = 1;
-	l4 = n + 4 * (b[n] & 0xf);
-	put16(b, l4, 40000);
-	put16(b, l4 + 2, port);
-	if (!tcp)
-		return l4 + 8;
-	b[l4 + 12] = 5 << 4;
-	b[l4 + 13] = 0x02;
-	return l4 + 20;
+	return len;
 }
 
 struct tcase {
@@ -307,24 +270,24 @@ struct tcase {
 	const char *want;	/* CSV as csv() gives it */
 };
 
-#define F(...) { .what = __VA_ARGS__ }
+#define F(...) { .spec = __VA_ARGS__ }
 
 static const struct tcase tcases[] = {
-	{ "count", 0, { F("udp 53", .gso_segs = 5), F("arp") },
+	{ "count", 0, { F(UDP(53), .gso_segs = 5), F(ARP) },
 	  "kind,missing,packets,bytes\n"
 	  "row,,6,84\n"
 	  "overflow,,0,0\n"
 	  "total,,6,84\n" },
 	{ "count by udp.dstport", 2,
-	  { F("udp 1"), F("udp 2"), F("udp 2"), F("udp 3"), F("udp 3"), F("udp 4") },
+	  { F(UDP(1)), F(UDP(2)), F(UDP(2)), F(UDP(3)), F(UDP(3)), F(UDP(4)) },
 	  "kind,udp.dstport,missing,packets,bytes\n"
 	  "row,2,,2,84\n"
 	  "row,1,,1,42\n"
 	  "overflow,,,3,126\n"
 	  "total,,,6,252\n" },
 	{ "count by ip.proto", 0,
-	  { F("tcp 443"), F("tcp 80"), F("udp 53"), F("arp"), F("tcp 443", .cut = 20),
-	    F("tcp 443", .cut = 14) },
+	  { F(TCP(443)), F(TCP(80)), F(UDP(53)), F(ARP), F(TCP(443) ",trunc=20"),
+	    F(TCP(443) ",trunc=14") },
 	  "kind,ip.proto,missing,packets,bytes\n"
 	  "row,6,,2,108\n"
 	  "row,,truncated,2,34\n"
@@ -333,15 +296,15 @@ static const struct tcase tcases[] = {
 	  "overflow,,,0,0\n"
 	  "total,,,6,226\n" },
 	{ "count by ip.proto where udp or arp", 0,
-	  { F("tcp 443"), F("udp 53"), F("arp"), F("tcp 443", .cut = 20) },
+	  { F(TCP(443)), F(UDP(53)), F(ARP), F(TCP(443) ",trunc=20") },
 	  "kind,ip.proto,missing,packets,bytes\n"
 	  "row,17,,1,42\n"
 	  "row,,absent,1,42\n"
 	  "overflow,,,0,0\n"
 	  "total,,,2,84\n" },
 	{ "count by vlan.id, udp.dstport", 0,
-	  { F("udp 53", .skb_vlan = 0xa02a), F("udp 53", .vlan = 0x002a), F("udp 53"),
-	    F("udp 53", .vlan = 7, .cut = 15) },
+	  { F(UDP(53), .skb_vlan = 0xa02a), F(UDP(53) ",vlan=42"), F(UDP(53)),
+	    F(UDP(53) ",vlan=7,trunc=15") },
 	  "kind,vlan.id,udp.dstport,missing,packets,bytes\n"
 	  "row,42,53,,2,88\n"
 	  "row,,53,absent,1,42\n"
@@ -349,14 +312,14 @@ static const struct tcase tcases[] = {
 	  "overflow,,,,0,0\n"
 	  "total,,,,4,145\n" },
 	{ "count by ip.src/24, ip.proto, tcp.dstport", 0,
-	  { F("tcp 443"), F("frag"), F("tcp 443", .cut = 35) },
+	  { F(TCP(443)), F(FRAG), F(TCP(443) ",trunc=35") },
 	  "kind,ip.src,ip.proto,tcp.dstport,missing,packets,bytes\n"
 	  "row,198.18.7.0/24,6,443,,1,54\n"
 	  "row,198.18.7.0/24,17,,absent,1,42\n"
 	  "row,198.18.7.0/24,6,,truncated,1,35\n"
 	  "overflow,,,,,0,0\n"
 	  "total,,,,,3,131\n" },
-	{ "count by ipv6.nxt, udp.dstport", 0, { F("ip6 hop") },
+	{ "count by ipv6.nxt, udp.dstport", 0, { F(IP6_HOP) },
 	  "kind,ipv6.nxt,udp.dstport,missing,packets,bytes\n"
 	  "row,0,53,,1,70\n"
 	  "overflow,,,,0,0\n"
@@ -378,14 +341,14 @@ static void check_case(const struct tcase *t)
 		printf("#   %s\n", err);
 		return;
 	}
-	for (i = 0; i < 8 && t->frames[i].what; i++) {
+	for (i = 0; i < 8 && t->frames[i].spec; i++) {
 		const struct fspec *f = &t->frames[i];
 		unsigned int len = make_frame(f, frame);
 
 		/* tags stay inline here; skb_vlan puts one in the skb */
 		memset(&skb, 0, sizeof(skb));
 		skb.data = frame;
-		skb.len = f->cut && f->cut < len ? f->cut : len;
+		skb.len = len;
 		skb.nonlinear = nonlinear(skb.len);
 		skb.protocol = htons(frame[12] << 8 | frame[13]);
 		skb.gso_segs = f->gso_segs;
@@ -419,8 +382,8 @@ static void check_case(const struct tcase *t)
 static void check_every_length(const char *expr, unsigned int max_keys)
 {
 	static const struct fspec kinds[] = {
-		F("tcp 443"), F("udp 53"), F("ip6 hop"), F("arp"), F("frag"),
-		F("tcp 443", .vlan = 42), F("udp 53", .vlan = 7),
+		F(TCP(443)), F(UDP(53)), F(IP6_HOP), F(ARP), F(FRAG),
+		F(TCP(443) ",vlan=42"), F(UDP(53) ",vlan=7"),
 	};
 	static struct counts c;
 	unsigned char frame[128];
@@ -486,8 +449,8 @@ static void check_lengths(void)
 static void check_fast_slow(const char *expr, unsigned int seed)
 {
 	static const struct fspec kinds[] = {
-		F("tcp 443"), F("udp 53"), F("ip6 hop"), F("arp"), F("frag"),
-		F("tcp 443", .vlan = 42), F("tcp 443 opt"),
+		F(TCP(443)), F(UDP(53)), F(IP6_HOP), F(ARP), F(FRAG),
+		F(TCP(443) ",vlan=42"), F(TCP(443) ",ipopts=4"),
 	};
 	/* (offset, value) changes of an untagged frame's header */
 	static const unsigned char pokes[][2] = {
