@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The counting loops; see loop.h. */
+/* The counting loop; see loop.h. */
 #include <errno.h>
 #include <math.h>
 #include <net/if.h>
@@ -189,40 +189,6 @@ static int fold(struct loop *l, struct session *s, int drain, char *why, size_t 
 	return 0;
 }
 
-int loop_live(struct loop *l, struct session *s, char *why, size_t size)
-{
-	double start = now(CLOCK_MONOTONIC), last = start, at;
-	char name[IF_NAMESIZE];
-	int err = 0, gone = 0;
-	long n;
-
-	why[0] = '\0';
-	if (begin(l, s, why, size))
-		return -1;
-	for (n = 1; !err && !gone && !*l->stop && (!l->count || n <= l->count); n++) {
-		double due = start + n * l->interval, tick;
-
-		while (!err && !*l->stop && (at = now(CLOCK_MONOTONIC)) < due) {
-			tick = at + FOLD_SECS < due ? at + FOLD_SECS : due;
-			if (sleep_until(l, tick, l->view ? view_fd(l->view) : -1)) {
-				if (view_keys(l->view))
-					*l->stop = 1;	/* q: as SIGINT */
-			} else if (!*l->stop && tick < due) {
-				err = fold(l, s, 0, why, size);
-			}
-		}
-		if (err)
-			break;
-		at = now(CLOCK_MONOTONIC);
-		gone = l->ifindex && !if_indextoname(l->ifindex, name) && errno == ENXIO;
-		err = interval(l, s, n, now(CLOCK_REALTIME), at - last, why, size);
-		last = at;
-	}
-	if (gone && !err)
-		snprintf(why, size, "interface %s went away", l->ifname);
-	return final(l, s, now(CLOCK_REALTIME), last - start, why, size);
-}
-
 /*
  * Intervals n + 1 to n + empty of a file, from time from to time to: it
  * has no record in them.  0, or -1 with why filled.
@@ -248,55 +214,131 @@ static double file_time(long long start, long long step, long n)
 {
 	long long end = start;
 
-	/* in range for the interval of every record loop_file() takes */
+	/* in range for the interval of every record loop_run() takes */
 	capture_interval_end(start, step, n, &end);
 	return end / 1e9;
 }
 
-int loop_file(struct loop *l, struct session *s, struct capture *cap, char *why, size_t size)
+/*
+ * Where the time comes from: the capture time of a file's records, or the
+ * monotonic clock on a live socket (whose packets the kernel counts).
+ */
+struct clock {
+	struct capture *cap;		/* the file, or NULL: the clock */
+	long long start, step;		/* file: the first record's time, the interval (ns) */
+	unsigned long taken;		/* file: records read */
+	double t0, last;		/* live: the start, the last readout (monotonic) */
+	int gone;			/* live: the interface went away */
+};
+
+/* What the loop waits for: a record, or a tick of the clock. */
+struct event {
+	int record;			/* pkt holds a record, else a tick */
+	int fold;			/* a tick within an interval: grow the tables */
+	unsigned long long ended;	/* the intervals that ended by its time */
+	struct packet pkt;
+};
+
+/* A file's next record: 1, 0 at the end, or -1 with err filled. */
+static int next_record(struct clock *clk, struct event *ev, char *err, size_t size)
 {
-	long long step = llround(l->interval * 1e9), start = 0, ts, end;
-	struct packet skb;
+	long long ts, end;
+	int ret = capture_next(clk->cap, &ev->pkt, &ts, err, size);
+
+	if (ret != 1)
+		return ret;
+	if (capture_records(clk->cap) == 1)
+		clk->start = ts;
+	/* the intervals that ended by ts, and the end of its own */
+	ev->ended = capture_intervals(clk->start, clk->step, ts);
+	if (capture_interval_end(clk->start, clk->step, ev->ended + 1, &end)) {
+		capture_time_error(clk->cap, capture_records(clk->cap), err, size);
+		return -1;
+	}
+	ev->record = 1;
+	clk->taken++;
+	return 1;
+}
+
+/*
+ * The clock's next tick, n intervals in: the end of interval n + 1 or, to
+ * grow the tables, FOLD_SECS from now if sooner; a key in the view (q
+ * stops) or a signal wakes it early.  1.
+ */
+static int next_tick(struct loop *l, struct clock *clk, long n, struct event *ev)
+{
+	double due = clk->t0 + (n + 1) * l->interval, at = now(CLOCK_MONOTONIC);
+	double tick = at + FOLD_SECS < due ? at + FOLD_SECS : due;
+	int woke = sleep_until(l, tick, l->view ? view_fd(l->view) : -1);
+
+	if (woke && view_keys(l->view))
+		*l->stop = 1;	/* q: as SIGINT */
+	ev->record = 0;
+	ev->fold = !woke && !*l->stop && tick < due;
+	at = now(CLOCK_MONOTONIC);
+	for (ev->ended = n; at >= clk->t0 + (ev->ended + 1) * l->interval; ev->ended++)
+		;
+	return 1;
+}
+
+/* Read out and print interval n.  0, or -1 with why filled. */
+static int readout(struct loop *l, struct session *s, struct clock *clk, long n, char *why,
+		   size_t size)
+{
+	char name[IF_NAMESIZE];
+	double at;
+	int ret;
+
+	if (clk->cap)
+		return interval(l, s, n, file_time(clk->start, clk->step, n), l->interval, why,
+				size);
+	at = now(CLOCK_MONOTONIC);
+	clk->gone = l->ifindex && !if_indextoname(l->ifindex, name) && errno == ENXIO;
+	ret = interval(l, s, n, now(CLOCK_REALTIME), at - clk->last, why, size);
+	clk->last = at;
+	return ret;
+}
+
+int loop_run(struct loop *l, struct session *s, struct capture *cap, char *why, size_t size)
+{
+	struct clock clk = { .cap = cap, .step = llround(l->interval * 1e9) };
+	unsigned long long last, empty;
+	unsigned long since = 0, every;
 	char err[512] = "";
-	unsigned long since = 0, every, taken = 0;
-	unsigned long long due, last, empty;
+	struct event ev;
 	long n = 0;
 	int ret = 0, rerr = 0, failed = 0;
 
 	why[0] = '\0';
+	clk.t0 = clk.last = now(CLOCK_MONOTONIC);
 	if (begin(l, s, why, size))
 		return -1;
 	every = session_drain_every(s);
-	while (!*l->stop && !rerr && !failed &&
-	       (ret = capture_next(cap, &skb, &ts, err, sizeof(err))) == 1) {
-		if (capture_records(cap) == 1)
-			start = ts;
-		/* the intervals that ended by ts, and the end of its own */
-		due = capture_intervals(start, step, ts);
-		if (capture_interval_end(start, step, due + 1, &end)) {
-			capture_time_error(cap, capture_records(cap), err, sizeof(err));
-			ret = -1;
-			break;
-		}
-		taken++;
-		/* the last interval to print now; after the first, all empty */
-		last = l->count && (unsigned long long)l->count < due ? (unsigned long long)l->count
-								     : due;
-		while (!*l->stop && !rerr && (unsigned long long)n < last) {
+	while (!*l->stop && !rerr && !failed && !clk.gone &&
+	       (ret = cap ? next_record(&clk, &ev, err, sizeof(err)) : next_tick(l, &clk, n, &ev)) == 1) {
+		/* the last interval to print now; of a file's, after the first, all empty */
+		last = l->count && (unsigned long long)l->count < ev.ended ? (unsigned long long)l->count
+									  : ev.ended;
+		while (!*l->stop && !rerr && !clk.gone && (unsigned long long)n < last) {
 			n++;
 			since = 0;	/* the readout drained the tables */
-			rerr = interval(l, s, n, file_time(start, step, n), l->interval, why, size);
+			rerr = readout(l, s, &clk, n, why, size);
 			empty = last - n;
-			if (!rerr && empty >= FILE_GAP) {
-				rerr = gap(l, s, n, empty, file_time(start, step, n),
-					   file_time(start, step, last), why, size);
+			if (cap && !rerr && empty >= FILE_GAP) {
+				rerr = gap(l, s, n, empty, file_time(clk.start, clk.step, n),
+					   file_time(clk.start, clk.step, last), why, size);
 				n = last;
 			}
 			every = session_drain_every(s);
 		}
 		if (rerr || (l->count && n == l->count))
 			break;
-		failed = session_run(s, &skb, err, sizeof(err));
+		if (!ev.record) {
+			if (ev.fold)
+				rerr = fold(l, s, 0, why, size);
+			continue;
+		}
+		failed = session_run(s, &ev.pkt, err, sizeof(err));
 		if (failed) {
 			snprintf(why, size, "record %lu: %s", capture_records(cap), err);
 			break;
@@ -309,22 +351,27 @@ int loop_file(struct loop *l, struct session *s, struct capture *cap, char *why,
 			rerr = fold(l, s, 0, why, size);
 		}
 	}
+	if (!cap) {
+		if (clk.gone && !rerr)
+			snprintf(why, size, "interface %s went away", l->ifname);
+		return final(l, s, now(CLOCK_REALTIME), clk.last - clk.t0, why, size);
+	}
 	if (*l->stop)
 		ret = 0;	/* a record cut short by the signal is no error */
-	if (ret < 0 && !taken) {
+	if (ret < 0 && !clk.taken) {
 		snprintf(why, size, "%s", err);	/* as tcpdump: nothing read, nothing printed */
 		return -1;
 	}
-	if (!rerr && taken && (!l->count || n < l->count)) {
+	if (!rerr && clk.taken && (!l->count || n < l->count)) {
 		n++;
-		rerr = interval(l, s, n, file_time(start, step, n), l->interval, why, size);
+		rerr = readout(l, s, &clk, n, why, size);
 	}
 	/* What was counted, then why the counting stopped: the read error first. */
 	if (ret < 0) {
-		char readout[640];
+		char then[640];
 
-		snprintf(readout, sizeof(readout), "%s", why);
-		snprintf(why, size, "%s%s%s", err, rerr ? "; then " : "", rerr ? readout : "");
+		snprintf(then, sizeof(then), "%s", why);
+		snprintf(why, size, "%s%s%s", err, rerr ? "; then " : "", rerr ? then : "");
 	}
-	return final(l, s, file_time(start, step, n), n * l->interval, why, size);
+	return final(l, s, file_time(clk.start, clk.step, n), n * l->interval, why, size);
 }

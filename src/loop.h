@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The counting loops: a session's intervals, read out (session.h) and
+ * The counting loop: a session's intervals, read out (session.h) and
  * printed (output.h) or shown in the live view (view.h), handed to the
  * monitoring (metrics.h), until the count of intervals, the end of a
- * capture file, a signal or an error; then the totals since start.  One
- * loop runs by the clock on a live socket, one by the capture time of a
- * file's records, which it runs through the session itself.
+ * capture file, a signal or an error; then the totals since start.  Its
+ * time is the clock's on a live socket, the capture time of a file's
+ * records, which it runs through the session itself.
  */
 #ifndef EBPFCOUNT_LOOP_H
 #define EBPFCOUNT_LOOP_H
@@ -38,22 +38,23 @@ struct loop {
 };
 
 /*
- * Count on the live socket whose program is s's, an interval every
+ * Count until the count of intervals, the end of the file, a signal or an
+ * error, then print the totals since start.  0, or -1 with why filled; the
+ * totals of what was counted are printed either way, unless nothing could
+ * be.
+ *
+ * cap NULL: on the live socket whose program is s's, an interval every
  * l->interval seconds of the monotonic clock.  An interface that goes
  * down and up keeps its index and the socket its program; one that is
- * deleted ends the run after the interval that saw it go.  0, or -1 with
- * why filled; the totals of what was counted are printed either way,
- * unless nothing could be.
- */
-int loop_live(struct loop *l, struct session *s, char *why, size_t size);
-/*
- * Count the records of cap, through s, by capture time: the first
+ * deleted ends the run after the interval that saw it go.
+ *
+ * Else the records of cap, run through s, by capture time: the first
  * interval starts at the first record; a record that goes back in time
  * counts in the current interval.  A read error ends the file: what was
- * read is reported, then the error (as for loop_live()); so does a record
- * whose interval would end past the largest time.  A file that gives no
- * record before its error prints nothing, as with tcpdump.
+ * read is reported, then the error; so does a record whose interval would
+ * end past the largest time.  A file that gives no record before its
+ * error prints nothing, as with tcpdump.
  */
-int loop_file(struct loop *l, struct session *s, struct capture *cap, char *why, size_t size);
+int loop_run(struct loop *l, struct session *s, struct capture *cap, char *why, size_t size);
 
 #endif

@@ -313,7 +313,7 @@ static int count_file(const struct options *o)
 	open_session(&s, &p, o->kernel_engine, o->verbose);
 	lp.prog = s.prog;
 	drop_privileges(o, &s, o->kernel_engine);
-	counted(loop_file(&lp, &s, cap, why, sizeof(why)), why);
+	counted(loop_run(&lp, &s, cap, why, sizeof(why)), why);
 	session_close(&s);
 	capture_close(cap);
 	program_free(&p);
@@ -326,7 +326,6 @@ int main(int argc, char **argv)
 	struct if_counters c;
 	struct source src;
 	enum options_result ret;
-	int sock;
 	char ifname[64], err[1024], why[1024];
 	struct session t;
 	struct program p;
@@ -368,12 +367,11 @@ int main(int argc, char **argv)
 	if (o.dump)
 		return dump(&o, &p);
 	open_session(&t, &p, 1, o.verbose);
-	sock = attach_socket(o.ifname, t.prog, o.promisc, err, sizeof(err));
-	if (sock < 0)
+	if (session_attach(&t, o.ifname, o.promisc, err, sizeof(err)))
 		die(EXIT_RUNTIME, "%s", err);
 	metrics_begin(&o, &p);
 	lp.prog = t.prog;
-	lp.ifindex = attach_ifindex(sock);
+	lp.ifindex = t.ifindex;
 	lp.ifname = o.ifname;
 	/* The port before the privileges go (one below 1024 wants one); the
 	 * server's thread after, as the privileges are per thread. */
@@ -389,8 +387,7 @@ int main(int argc, char **argv)
 	if (server && serve_start(server, lp.metrics, err, sizeof(err)))
 		die(EXIT_RUNTIME, "%s", err);
 	counting = 1;
-	counted(loop_live(&lp, &t, why, sizeof(why)), why);
-	close(sock);
+	counted(loop_run(&lp, &t, NULL, why, sizeof(why)), why);
 	session_close(&t);
 	program_free(&p);
 	return 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "load.h"
 #include "session.h"
 #include "vm.h"
@@ -64,7 +65,7 @@ int session_open(struct session *s, const struct program *p, const struct sessio
 	int i;
 
 	memset(s, 0, sizeof(*s));
-	s->prog = -1;
+	s->prog = s->sock = -1;
 	if (!o->kernel && !(s->vm = vm_new(o->strict))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -100,10 +101,23 @@ int session_run(struct session *s, const struct packet *pkt, char *err, size_t e
 	return 0;
 }
 
+int session_attach(struct session *s, const char *ifname, int promisc, char *err,
+		   size_t errlen)
+{
+	s->sock = attach_socket(ifname, s->prog, promisc, err, errlen);
+	if (s->sock < 0)
+		return -1;
+	s->ifindex = attach_ifindex(s->sock);
+	return 0;
+}
+
 void session_close(struct session *s)
 {
 	int i;
 
+	if (s->sock >= 0)
+		close(s->sock);
+	s->sock = -1;
 	for (i = 0; i < s->n; i++) {
 		report_free(s->r[i]);
 		s->r[i] = NULL;

@@ -4,14 +4,14 @@
  * fuzzers): each expression's tables, created in the kernel or in the
  * user engine, the program relocated to them and loaded into the same
  * place; then packets run through it (the engine, or the kernel's test
- * run) or, for a live socket, attach.h attaches session.prog; and its
- * reports read the tables, interval by interval (report.h).  Errors come
- * back with their cause; nothing here exits.
+ * run) or it is attached to a live socket (attach.h); and its reports
+ * read the tables, interval by interval (report.h).  Errors come back
+ * with their cause; nothing here exits.
  *
  *	struct session s;
  *	if (session_open(&s, &p, &(struct session_opts){ .kernel = 1 }, err, n))
  *		...
- *	session_run(&s, &pkt, err, n);
+ *	session_run(&s, &pkt, err, n);	(or session_attach(&s, "eth0", 1, err, n))
  *	session_collect(&s, iv);	(or maps.h reads s.m[i])
  *	session_close(&s);
  */
@@ -33,6 +33,8 @@ struct session {
 	struct maps m[MAX_EXPRS];	/* their tables */
 	struct vm *vm;			/* the user engine, or NULL: the kernel */
 	int prog;			/* the kernel's program, or -1 */
+	int sock;			/* the socket it is attached to, or -1 */
+	unsigned int ifindex;		/* that socket's interface */
 	struct report *r[MAX_EXPRS];	/* their reports (session_collect()) */
 };
 
@@ -53,6 +55,13 @@ int session_open(struct session *s, const struct program *p, const struct sessio
  * programs keep no packet for the socket).
  */
 int session_run(struct session *s, const struct packet *pkt, char *err, size_t errlen);
+/*
+ * Attach the kernel's program to a new packet socket on ifname (attach.h:
+ * promisc, "any"); it counts from then on.  0, or -1 with err filled.
+ */
+int session_attach(struct session *s, const char *ifname, int promisc, char *err,
+		   size_t errlen);
+/* Close the socket, the program, the tables: everything session_open() made. */
 void session_close(struct session *s);
 
 /* The reports (report.h), one per table, read them: */
