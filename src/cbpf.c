@@ -57,6 +57,7 @@ struct slot {
 	unsigned int in;	/* state written on every path to here */
 	unsigned int held;	/* bytes the frame holds on every path to here */
 	unsigned int x_align;	/* X is a multiple of it on every path to here (1: any) */
+	unsigned int x_lim;	/* X is less than it on every path to here (0: unknown) */
 	bool reach;
 	bool a_live;		/* A may be read from here before it is written */
 	bool msh_keeps_a;	/* an "ldxb 4*([k]&0xf)" after which A is live */
@@ -390,6 +391,20 @@ static unsigned int x_align_after(const struct sock_filter *s, unsigned int x)
 	return writes(s) & S_X ? 1 : x;
 }
 
+/*
+ * What X is less than after s, from x before (0: unknown): 61 after "ldxb
+ * 4*([k]&0xf)", k + 1 after "ldx #k"; unknown after anything else that
+ * writes it.  Both leave in the eBPF register bounds the verifier tracks.
+ */
+static unsigned int x_lim_after(const struct sock_filter *s, unsigned int x)
+{
+	if (s->code == (BPF_LDX | BPF_MSH | BPF_B))
+		return 61;
+	if (s->code == (BPF_LDX | BPF_W | BPF_IMM))
+		return s->k < UINT_MAX ? s->k + 1 : 0;
+	return writes(s) & S_X ? 0 : x;
+}
+
 /* The end of the frame bytes s reads (its offset and size, 0: none). */
 static unsigned int load_end(const struct sock_filter *s)
 {
@@ -411,15 +426,17 @@ static unsigned int load_end(const struct sock_filter *s)
 
 static void flow(struct cbpf *c)
 {
-	unsigned int i, out, held, x_align;
+	unsigned int i, out, held, x_align, x_lim;
 	int d[2], k, j;
 
 	for (i = 0; i < c->n; i++)
-		c->s[i] = (struct slot){ .list = NO_JUMP, .in = ~0u, .held = ~0u, .x_align = 4 };
+		c->s[i] = (struct slot){ .list = NO_JUMP, .in = ~0u, .held = ~0u, .x_align = 4,
+					 .x_lim = 1 };
 	c->s[0].reach = true;
 	c->s[0].in = 0;
 	c->s[0].held = 0;
 	c->s[0].x_align = 4;	/* classic starts with X = 0 */
+	c->s[0].x_lim = 1;
 	for (i = 0; i < c->n; i++) {
 		if (!c->s[i].reach)
 			continue;
@@ -427,6 +444,7 @@ static void flow(struct cbpf *c)
 		out = c->s[i].in | writes(&c->f[i]);
 		held = c->s[i].held > load_end(&c->f[i]) ? c->s[i].held : load_end(&c->f[i]);
 		x_align = x_align_after(&c->f[i], c->s[i].x_align);
+		x_lim = x_lim_after(&c->f[i], c->s[i].x_lim);
 		if (c->f[i].code == (BPF_RET | BPF_A) ||
 		    (c->f[i].code == (BPF_RET | BPF_K) && c->f[i].k))
 			c->accepts = true;
@@ -441,6 +459,9 @@ static void flow(struct cbpf *c)
 				c->s[d[j]].held = held;
 			if (c->s[d[j]].x_align > x_align)
 				c->s[d[j]].x_align = x_align;
+			/* the larger bound of the two; unknown wins */
+			if (c->s[d[j]].x_lim && (!x_lim || c->s[d[j]].x_lim < x_lim))
+				c->s[d[j]].x_lim = x_lim;
 		}
 	}
 	/* A's liveness, backwards: an accept or a reject reads nothing */
@@ -894,10 +915,12 @@ static int emit_all(struct cbpf *c, int *reject)
 		emit_patch_here(c->e, c->s[i].list);
 		c->e->held = c->s[i].held;
 		c->e->base_align = c->s[i].x_align;
+		c->e->base_lim = c->s[i].x_lim;
 		emit_insn(c, i);
 	}
 	c->e->held = 0;
 	c->e->base_align = 0;
+	c->e->base_lim = 0;
 	emit_patch_here(c->e, c->accept);
 	if (c->e->err == -E2BIG)
 		fail(c, -1, "program too large (over %d eBPF instructions)",

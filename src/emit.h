@@ -37,6 +37,8 @@ struct emit {
 	unsigned int held;
 	/* ... and a register base is a multiple of this (0 or 1: unknown) */
 	unsigned int base_align;
+	/* ... and less than this (0: unknown), which the verifier knows too */
+	unsigned int base_lim;
 };
 
 void emit_init(struct emit *e);

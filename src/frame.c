@@ -418,6 +418,25 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 		load_window(e, size, FP, FRAME_WIN_OFF + off, aligned(size, base, off), 0);
 		return;
 	}
+	/*
+	 * A base known small enough (e->base_lim, as the verifier knows it
+	 * too) reads in the window wherever it is: past the end, reject.
+	 */
+	if (e->base_lim && off <= FRAME_WIN_LEN - n &&
+	    e->base_lim - 1 <= (unsigned int)(FRAME_WIN_LEN - n - off)) {
+		if (e->base_lim - 1 + off + n > e->held) {
+			emit(e, BPF_MOV64_REG(BPF_REG_2, base));
+			emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, off + n));
+			emit_jump(e, BPF_JMP_REG(BPF_JGT, BPF_REG_2, len_reg, 0), reject);
+		}
+		/* the address stays in the window (the engine types it by it) */
+		emit(e, BPF_MOV64_REG(BPF_REG_3, FP));
+		emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, FRAME_WIN_OFF));
+		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_3, base));
+		load_window(e, size, BPF_REG_3, off, e->base_align &&
+			    e->base_align % n == 0 && (FRAME_WIN_OFF + off) % n == 0, 0);
+		return;
+	}
 	/* r1 = base + off; past the window: LD_IND; past the end: reject */
 	emit(e, BPF_MOV64_REG(BPF_REG_1, base));
 	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, off));
