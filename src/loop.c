@@ -352,6 +352,11 @@ int loop_run(struct loop *l, struct session *s, struct capture *cap, char *why, 
 		}
 	}
 	if (!cap) {
+		/* a signal or q: the interval in progress, read out as it stands */
+		if (*l->stop && !rerr && !clk.gone && (!l->count || n < l->count)) {
+			n++;
+			rerr = readout(l, s, &clk, n, why, size);
+		}
 		if (clk.gone && !rerr)
 			snprintf(why, size, "interface %s went away", l->ifname);
 		return final(l, s, now(CLOCK_REALTIME), clk.last - clk.t0, why, size);

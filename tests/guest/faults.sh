@@ -5,7 +5,7 @@
 # end with the status the man page gives.
 . /tests/tap.sh
 . /tests/guest/lib.sh
-plan 37
+plan 38
 
 SHIM=/usr/lib/ebpfcount/bpf_fault.so
 M=52:54:00:12:34:77
@@ -73,6 +73,15 @@ send vb 100
 sleep 1.5
 stop_count
 is "$rc:$(final /tmp/out.json total)" "0:100" "root: 100 frames counted after the drop"
+
+# SIGINT within an interval (-I 60: none ended): the interval is read out
+# as it stands, and the totals hold every frame counted.
+count -i va -I 60 "$EXPR"
+send vb 100
+sleep 1
+stop_count
+is "$rc:$(final /tmp/out.json total):$(grep -vc '"final": true' /tmp/out.json)" "0:100:1" \
+	"SIGINT within an interval: that interval, then totals of every frame"
 
 count -Z tcpdump -i va "$EXPR"
 is "$(grep -E '^(Uid|Gid|Groups):' /proc/$pid/status | tr -s '\t\n' '  ')" \
