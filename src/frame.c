@@ -372,12 +372,15 @@ static int start_load(struct emit *e, int size, int base, int off, int *other)
 	} else {
 		/*
 		 * r2 = start + X: a variable offset leaves the verifier no
-		 * range for r2, so it is checked against data_end itself
+		 * range for r2, so it is checked against data_end itself;
+		 * X bounded first, unless known small (e->base_lim)
 		 */
-		emit(e, BPF_MOV64_REG(BPF_REG_1, base));
-		emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, DIRECT_MAX_OFF, 0), other);
+		if (!e->base_lim || e->base_lim - 1 > DIRECT_MAX_OFF) {
+			emit(e, BPF_MOV64_REG(BPF_REG_1, base));
+			emit_jump(e, BPF_JMP_IMM(BPF_JGT, BPF_REG_1, DIRECT_MAX_OFF, 0), other);
+		}
 		emit(e, BPF_MOV64_REG(BPF_REG_2, e->start.reg));
-		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_1));
+		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_2, base));
 		emit(e, BPF_LDX_MEM(BPF_W, BPF_REG_3, CTX, offsetof(struct __sk_buff, data_end)));
 		emit(e, BPF_MOV64_REG(BPF_REG_1, BPF_REG_2));
 		emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_1, off + n));
