@@ -393,8 +393,9 @@ static unsigned int x_align_after(const struct sock_filter *s, unsigned int x)
 
 /*
  * What X is less than after s, from x before (0: unknown): 61 after "ldxb
- * 4*([k]&0xf)", k + 1 after "ldx #k"; unknown after anything else that
- * writes it.  Both leave in the eBPF register bounds the verifier tracks.
+ * 4*([k]&0xf)", k + 1 after "ldx #k" (unknown for k = UINT_MAX); unknown
+ * after anything else that writes it.  Both leave in the eBPF register
+ * bounds the verifier tracks (emit_msh(), a 32-bit constant).
  */
 static unsigned int x_lim_after(const struct sock_filter *s, unsigned int x)
 {
@@ -729,7 +730,11 @@ static void emit_ld(struct cbpf *c, const struct sock_filter *s)
 	}
 }
 
-/* X = 4 * (P[k] & 0xf): the load writes R0 = A, so A waits in R8 if it is live. */
+/*
+ * X = 4 * (P[k] & 0xf): the load writes R0 = A, so A waits in R8 if it is
+ * live.  The verifier bounds X to [0, 60] from these three instructions,
+ * which the reads that rely on x_lim (frame.c) need: keep X in a register.
+ */
 static void emit_msh(struct cbpf *c, const struct sock_filter *s, bool keep_a)
 {
 	if (keep_a)

@@ -13,7 +13,6 @@
 
 #include "insn.h"
 #include "load.h"
-#include "maps.h"
 #include "packet.h"
 
 #ifndef CAP_PERFMON
@@ -62,7 +61,7 @@ int load_program(const struct bpf_insn *insns, int n, int verbose, char *err, si
 	if (verbose && log[0])
 		fprintf(stderr, "%s", log);
 	if (fd < 0 && errno == EPERM) {
-		maps_strerror("cannot load the program", EPERM, err, errlen);
+		load_strerror("cannot load the program", EPERM, err, errlen);
 	} else if (fd < 0) {
 		int saved = errno;
 
@@ -162,7 +161,7 @@ int load_test_run(int prog_fd, const struct packet *skb, char *err, size_t errle
 	if (bpf_prog_test_run_opts(prog_fd, &opts)) {
 		int saved = errno;
 
-		maps_strerror("BPF_PROG_TEST_RUN", saved, err, errlen);
+		load_strerror("BPF_PROG_TEST_RUN", saved, err, errlen);
 		return -saved;
 	}
 	if (opts.retval) {	/* it would have queued the packet to the socket */
@@ -181,4 +180,13 @@ int load_prog_stats(int prog_fd, unsigned long long *runs, unsigned long long *n
 	*runs = info.run_cnt;
 	*ns = info.run_time_ns;
 	return 0;
+}
+
+void load_strerror(const char *what, int err, char *buf, size_t size)
+{
+	if (err == EPERM)
+		snprintf(buf, size, "%s: operation not permitted (needs CAP_BPF or CAP_SYS_ADMIN)",
+			 what);
+	else
+		snprintf(buf, size, "%s: %s", what, strerror(err));
 }

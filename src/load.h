@@ -47,4 +47,7 @@ struct packet;
  */
 int load_test_run(int prog_fd, const struct packet *skb, char *err, size_t errlen);
 
+/* Describe a bpf(2) failure, naming the missing capability on EPERM. */
+void load_strerror(const char *what, int err, char *buf, size_t size);
+
 #endif

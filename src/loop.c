@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "attach.h"
+#include "load.h"
 #include "loop.h"
 
 /* How often, within an interval, overflowing tables are read to grow. */
@@ -90,7 +91,7 @@ static void say_growth(const struct session *s, int i)
 		fprintf(stderr, "ebpfcount: %skey table grown from %u to %u keys\n", expr,
 			m->grew_from, m->grew_to);
 	if (m->refused) {
-		maps_strerror("cannot create a bigger key table", -m->refused, err, sizeof(err));
+		load_strerror("cannot create a bigger key table", -m->refused, err, sizeof(err));
 		fprintf(stderr, "ebpfcount: %s%s; it stays at %u keys\n", expr, err,
 			m->size[m->live]);
 	}

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "load.h"
 #include "maps.h"
 #include "privs.h"
 #include "vm.h"
@@ -249,15 +250,6 @@ static size_t batch_key_size(const struct maps *m)
 	return m->lay->key_size < 8 ? 8 : m->lay->key_size;
 }
 
-void maps_strerror(const char *what, int err, char *buf, size_t size)
-{
-	if (err == EPERM)
-		snprintf(buf, size, "%s: operation not permitted (needs CAP_BPF or CAP_SYS_ADMIN)",
-			 what);
-	else
-		snprintf(buf, size, "%s: %s", what, strerror(err));
-}
-
 /* A per-CPU array, or one of a hash's tables (preallocated: see maps.h). */
 static int create_table(struct maps *m, unsigned int entries)
 {
@@ -313,7 +305,7 @@ int maps_create(struct maps *m, const struct layout *lay, struct map_backend b, 
 	}
 	ret = lay->tables ? create_tables(m) : (m->fd[MAP_COUNTS] = create_table(m, 0));
 	if (ret < 0) {
-		maps_strerror("cannot create the counts map", -ret, err, errlen);
+		load_strerror("cannot create the counts map", -ret, err, errlen);
 		maps_close(m);
 		return -1;
 	}
@@ -323,7 +315,7 @@ int maps_create(struct maps *m, const struct layout *lay, struct map_backend b, 
 	m->vals = calloc(MAPS_CHUNK, val_size(m));
 	m->cur = calloc(1, batch_key_size(m));
 	if (m->fd[MAP_OVERFLOW] < 0)
-		maps_strerror("cannot create the overflow map", -m->fd[MAP_OVERFLOW], err, errlen);
+		load_strerror("cannot create the overflow map", -m->fd[MAP_OVERFLOW], err, errlen);
 	else if (!m->keys || !m->vals || !m->cur)
 		snprintf(err, errlen, "out of memory");
 	else

@@ -107,7 +107,4 @@ int maps_overflow(struct maps *m, struct counter *overflow);
  */
 int maps_helper(const struct passwd *pw, char *err, size_t errlen);
 
-/* Describe a bpf(2) failure, naming the missing capability on EPERM. */
-void maps_strerror(const char *what, int err, char *buf, size_t size);
-
 #endif

@@ -28,7 +28,6 @@
 #define maps_read test_maps_read
 #define maps_probe test_maps_probe
 #define maps_overflow test_maps_overflow
-#define maps_strerror test_maps_strerror
 #define maps_kernel test_maps_kernel
 #define maps_engine test_maps_engine
 #define maps_helper test_maps_helper
