@@ -304,6 +304,12 @@ static int aligned(int size, int base, int off)
 	return (FRAME_WIN_OFF + off + (base < 0 ? 0 : REG_BASE_ALIGN)) % bytes_of[size] == 0;
 }
 
+/* Is the window address of frame offset X + off aligned to n (e->base_align)? */
+static int x_aligned(const struct emit *e, int n, int off)
+{
+	return e->base_align && e->base_align % n == 0 && (FRAME_WIN_OFF + off) % n == 0;
+}
+
 void frame_load(struct emit *e, enum frame_mode mode, int size, int base, int off)
 {
 	int at, ptr;
@@ -339,7 +345,9 @@ static int length_in(struct emit *e, int len_reg)
 /* Past the frame's end (length in len_reg), n bytes at base + off: *reject. */
 static void check_end(struct emit *e, int base, int off, int n, int len_reg, int *reject)
 {
-	if (off < 0 || (base < 0 && (unsigned int)off + n <= e->held))
+	/* the length facts (e->held) cover it; a base below e->base_lim too */
+	if (off < 0 || (base < 0 && (unsigned int)off + n <= e->held) ||
+	    (base >= 0 && e->base_lim && e->base_lim - 1 + off + n <= e->held))
 		return;
 	len_reg = length_in(e, len_reg);
 	if (off > INT_MAX - n) {	/* past any frame, and past an imm32 */
@@ -427,17 +435,12 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 	 */
 	if (e->base_lim && off <= FRAME_WIN_LEN - n &&
 	    e->base_lim - 1 <= (unsigned int)(FRAME_WIN_LEN - n - off)) {
-		if (e->base_lim - 1 + off + n > e->held) {
-			emit(e, BPF_MOV64_REG(BPF_REG_2, base));
-			emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_2, off + n));
-			emit_jump(e, BPF_JMP_REG(BPF_JGT, BPF_REG_2, len_reg, 0), reject);
-		}
+		check_end(e, base, off, n, len_reg, reject);
 		/* the address stays in the window (the engine types it by it) */
 		emit(e, BPF_MOV64_REG(BPF_REG_3, FP));
 		emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, FRAME_WIN_OFF));
 		emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_3, base));
-		load_window(e, size, BPF_REG_3, off, e->base_align &&
-			    e->base_align % n == 0 && (FRAME_WIN_OFF + off) % n == 0, 0);
+		load_window(e, size, BPF_REG_3, off, x_aligned(e, n, off), 0);
 		return;
 	}
 	/* r1 = base + off; past the window: LD_IND; past the end: reject */
@@ -451,8 +454,7 @@ void frame_load_checked(struct emit *e, enum frame_mode mode, int size, int base
 	emit(e, BPF_ALU64_IMM(BPF_ADD, BPF_REG_3, FRAME_WIN_OFF));
 	emit(e, BPF_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_1));
 	/* one load when the verifier can tell the address is aligned to it */
-	load_window(e, size, BPF_REG_3, 0, e->base_align && e->base_align % n == 0 &&
-		    (FRAME_WIN_OFF + off) % n == 0, 0);
+	load_window(e, size, BPF_REG_3, 0, x_aligned(e, n, off), 0);
 	emit_jump(e, BPF_JMP_A(0), &done);
 	emit_patch_here(e, slow);
 	if (keep_going)

@@ -352,12 +352,13 @@ int loop_run(struct loop *l, struct session *s, struct capture *cap, char *why, 
 			rerr = fold(l, s, 0, why, size);
 		}
 	}
+	/* the interval in progress, as it stands: live after a signal or q, a file's last */
+	if (!rerr && !clk.gone && (cap ? clk.taken > 0 : *l->stop) &&
+	    (!l->count || n < l->count)) {
+		n++;
+		rerr = readout(l, s, &clk, n, why, size);
+	}
 	if (!cap) {
-		/* a signal or q: the interval in progress, read out as it stands */
-		if (*l->stop && !rerr && !clk.gone && (!l->count || n < l->count)) {
-			n++;
-			rerr = readout(l, s, &clk, n, why, size);
-		}
 		if (clk.gone && !rerr)
 			snprintf(why, size, "interface %s went away", l->ifname);
 		return final(l, s, now(CLOCK_REALTIME), clk.last - clk.t0, why, size);
@@ -367,10 +368,6 @@ int loop_run(struct loop *l, struct session *s, struct capture *cap, char *why, 
 	if (ret < 0 && !clk.taken) {
 		snprintf(why, size, "%s", err);	/* as tcpdump: nothing read, nothing printed */
 		return -1;
-	}
-	if (!rerr && clk.taken && (!l->count || n < l->count)) {
-		n++;
-		rerr = readout(l, s, &clk, n, why, size);
 	}
 	/* What was counted, then why the counting stopped: the read error first. */
 	if (ret < 0) {
